@@ -1,0 +1,40 @@
+/// Every diagnostic code of SPEC section 2. The raw value is what scripts see.
+public enum DiagnosticCode: String, Codable, Sendable, CaseIterable {
+    case badExtension = "bad-extension"
+    case unreadableArchive = "unreadable-archive"
+    case checksumMismatch = "checksum-mismatch"
+    case missingContentInfo = "missing-content-info"
+    case invalidContentInfo = "invalid-content-info"
+    case missingKey = "missing-key"
+    case invalidContentVersion = "invalid-content-version"
+    case invalidProductIdentifier = "invalid-product-identifier"
+    case productIdentifierMismatch = "product-identifier-mismatch"
+    case contentVersionMismatch = "content-version-mismatch"
+    case missingContents = "missing-contents"
+    case outsideContents = "outside-contents"
+    case unsafePath = "unsafe-path"
+    case duplicateEntry = "duplicate-entry"
+    case sizeLimit = "size-limit"
+    case executableCode = "executable-code"
+    case executablePermission = "executable-permission"
+    case symlinkEscape = "symlink-escape"
+    case hardlinkEscape = "hardlink-escape"
+    case specialFile = "special-file"
+    case versionNotBumped = "version-not-bumped"
+    case danglingSymlink = "dangling-symlink"
+    case caseCollision = "case-collision"
+    case codeBundle = "code-bundle"
+    case junkFile = "junk-file"
+    case contentUnchanged = "content-unchanged"
+    case unknownKey = "unknown-key"
+
+    /// The severity SPEC section 2 gives this code.
+    public var defaultSeverity: Severity {
+        switch self {
+        case .danglingSymlink, .caseCollision, .codeBundle, .junkFile, .contentUnchanged, .unknownKey:
+            return .warning
+        default:
+            return .error
+        }
+    }
+}

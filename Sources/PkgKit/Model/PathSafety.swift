@@ -1,0 +1,31 @@
+/// Decides whether an archive path is safe to install: the checks behind `unsafe-path`.
+public enum PathSafety {
+    /// Why `raw` is unsafe, in words for a diagnostic; nil when it is safe.
+    ///
+    /// `raw` is the path as the container stored it, before `./` stripping, so that an
+    /// absolute or `..` path is never normalised into an innocent one.
+    public static func problem(with raw: [UInt8]) -> String? {
+        if raw.first == UInt8(ascii: "/") { return "absolute path: store paths relative to the package root" }
+        if raw.count > PackageLimits.maxPathBytes {
+            return "path is \(raw.count) bytes long: keep paths within \(PackageLimits.maxPathBytes) bytes"
+        }
+        if raw.contains(0) { return "path contains a NUL byte: rename the file" }
+        if let control = raw.first(where: { $0 < 0x20 || $0 == 0x7F }) {
+            return "path contains control character 0x\(String(control, radix: 16)): rename the file"
+        }
+        if String(validating: raw, as: UTF8.self) == nil {
+            return "name is not valid UTF-8: rename the file"
+        }
+        let normal = ArchivePath(raw: raw)
+        if normal.isRoot { return nil }
+        for component in normal.components {
+            if component.isEmpty { return "path has an empty component ('//'): remove the extra slash" }
+            if component.elementsEqual("..".utf8) { return "path contains '..': store paths inside the package" }
+            if component.elementsEqual(".".utf8) { return "path contains a '.' component: store the plain path" }
+            if component.count > PackageLimits.maxComponentBytes {
+                return "a path component is \(component.count) bytes long: keep names within \(PackageLimits.maxComponentBytes) bytes"
+            }
+        }
+        return nil
+    }
+}

@@ -1,0 +1,31 @@
+/// Opens and scans a package or folder in full and runs every rule: the work behind
+/// `validate`, and the first step of `extract`, `inspect --files`, `diff` and `--previous`.
+public struct PackageCheck: Sendable {
+    /// What was checked.
+    public var path: String
+    /// Everything the scan learnt.
+    public var facts: PackageFacts
+    /// Every finding.
+    public var diagnostics: [Diagnostic]
+
+    /// Scans `path` and judges it. Throws only when the input cannot be read at all (exit 2).
+    public static func run(_ path: String, context: RuleContext, progress: ((Int64) -> Void)? = nil) throws -> PackageCheck {
+        var opened = try PackageOpener.open(path, limits: context.limits)
+        let scanner = PackageScanner(limits: context.limits, depth: .full, progress: progress)
+        try scanner.scan(opened.reader, into: &opened.facts)
+        return PackageCheck(path: path, facts: opened.facts, diagnostics: Rules.check(opened.facts, context))
+    }
+
+    /// True when no finding is an error (or, when `strict`, no finding at all).
+    public func isValid(strict: Bool = false) -> Bool { !diagnostics.failing(strict: strict) }
+
+    /// The package's ContentInfo, when both keys are present.
+    public var contentInfo: ContentInfo? { facts.parsedContentInfo?.contentInfo }
+
+    /// This package as the previous version of another, when its version is readable.
+    public var asPrevious: PreviousPackage? {
+        guard let info = contentInfo, let version = ContentVersion(info.contentVersion) else { return nil }
+        return PreviousPackage(productIdentifier: info.productIdentifier, contentVersion: version,
+                               payloadDigests: PayloadDigests.of(facts))
+    }
+}

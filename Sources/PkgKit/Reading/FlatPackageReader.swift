@@ -1,0 +1,70 @@
+/// Reads a `productbuild` or `pkgbuild` flat installer package: a xar whose component
+/// `Payload` (gzip'd cpio) holds ContentInfo.plist and Contents/. The package root is the
+/// Payload's root; the installer's own members (Distribution, Bom, PackageInfo) are not content.
+public final class FlatPackageReader: PackageReader {
+    public let format: PackageFormat = .flatPackage
+    private let outer: LibArchiveReader
+    private var inner: LibArchiveReader?
+    private var byteSource: ArchiveByteSource?
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    private var finished = false
+
+    /// True when a member at `path` is a component package's Payload.
+    static func isPayload(_ path: ArchivePath) -> Bool {
+        let parts = path.string.split(separator: "/")
+        return (parts.count == 1 && parts[0] == "Payload") || (parts.count == 2 && parts[0].hasSuffix(".pkg") && parts[1] == "Payload")
+    }
+
+    /// True when the member names say this xar is an installer package rather than content.
+    static func looksLikeFlatPackage(_ paths: [ArchivePath]) -> Bool {
+        let names = Set(paths.map(\.string))
+        return paths.contains(where: isPayload) && !names.contains(ContentInfo.fileName)
+    }
+
+    /// Opens the flat package at `path`.
+    public init(path: String) throws {
+        outer = try LibArchiveReader(path: path)
+    }
+
+    deinit { buffer.deallocate() }
+
+    public func nextEntry() throws -> ArchiveEntry? {
+        if finished { return nil }
+        if inner == nil {
+            while let member = try outer.nextEntry() {
+                guard Self.isPayload(member.path) else { continue }
+                let source = ArchiveByteSource { [outer, buffer] in
+                    let count = try outer.readData(into: buffer)
+                    return count == 0 ? nil : UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+                }
+                byteSource = source
+                inner = try LibArchiveReader(source: .callback(source))
+                break
+            }
+            guard inner != nil else {
+                throw ReadError.unreadable(path: nil, "installer package without a Payload")
+            }
+        }
+        do {
+            while let entry = try inner!.nextEntry() {
+                // cpio payloads start with the root folder itself, `.`.
+                if entry.path.isRoot { continue }
+                return entry
+            }
+        } catch {
+            throw byteSource?.error ?? error
+        }
+        // Read the outer member to its end so that its xar checksum is verified.
+        while try outer.readData(into: buffer) > 0 {}
+        finished = true
+        return nil
+    }
+
+    public func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        do {
+            return try inner?.readData(into: buffer) ?? 0
+        } catch {
+            throw byteSource?.error ?? error
+        }
+    }
+}

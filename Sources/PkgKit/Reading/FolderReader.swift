@@ -1,0 +1,70 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Reads an unpacked package (ContentInfo.plist + Contents/) or any list of `SourceItem`s,
+/// opening each file only while its data is read and never following a link.
+public final class FolderReader: PackageReader {
+    public let format: PackageFormat = .folder
+    private let items: [SourceItem]
+    private var index = -1
+    private var descriptor: Int32 = -1
+    private var memoryOffset = 0
+
+    /// Reads the items in order.
+    public init(items: [SourceItem]) {
+        self.items = items
+    }
+
+    /// Reads the folder at `root` as a package root.
+    public convenience init(root: String, limits: PackageLimits = PackageLimits()) throws {
+        self.init(items: try FolderWalker.walk(root: Array(root.utf8), limits: limits))
+    }
+
+    deinit { closeCurrent() }
+
+    public func nextEntry() throws -> ArchiveEntry? {
+        closeCurrent()
+        index += 1
+        guard index < items.count else { return nil }
+        let item = items[index]
+        memoryOffset = 0
+        return ArchiveEntry(path: item.path, kind: item.kind, mode: item.mode,
+                            declaredSize: item.kind == .file ? item.size : nil, linkTarget: item.linkTarget)
+    }
+
+    public func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard index < items.count, items[index].kind == .file else { return 0 }
+        switch items[index].origin {
+        case .data(let bytes):
+            let count = min(buffer.count, bytes.count - memoryOffset)
+            if count > 0 {
+                bytes.withUnsafeBytes { source in
+                    buffer.copyMemory(from: UnsafeRawBufferPointer(rebasing: source[memoryOffset..<(memoryOffset + count)]))
+                }
+            }
+            memoryOffset += count
+            return count
+        case .file(let path):
+            if descriptor < 0 {
+                descriptor = path.withCString { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+                guard descriptor >= 0 else { throw ReadError.io(path: String(decoding: path, as: UTF8.self), errnoText()) }
+            }
+            while true {
+                let count = read(descriptor, buffer.baseAddress, buffer.count)
+                if count >= 0 { return count }
+                if errno == EINTR { continue }
+                throw ReadError.io(path: String(decoding: path, as: UTF8.self), errnoText())
+            }
+        case .none:
+            return 0
+        }
+    }
+
+    private func closeCurrent() {
+        if descriptor >= 0 { close(descriptor) }
+        descriptor = -1
+    }
+}

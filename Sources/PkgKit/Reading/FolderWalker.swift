@@ -1,0 +1,101 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Lists a folder depth-first, each folder before its contents, siblings sorted bytewise,
+/// never following a symbolic link. Names are kept as raw bytes so that a name that is not
+/// valid UTF-8 reaches the rules instead of being silently changed.
+public enum FolderWalker {
+    /// The deepest folder nesting walked; deeper trees are refused rather than recursed into.
+    public static let maxDepth = 256
+
+    /// Lists everything below `root`, with package paths starting at `prefix` (empty for the root).
+    public static func walk(root: [UInt8], prefix: [UInt8] = [], limits: PackageLimits = PackageLimits()) throws -> [SourceItem] {
+        var items: [SourceItem] = []
+        try walk(directory: root, packagePath: prefix, depth: 0, limits: limits, into: &items)
+        return items
+    }
+
+    /// Describes one path with `lstat`, as the item it would become at `packagePath`.
+    public static func item(at absolute: [UInt8], packagePath: [UInt8]) throws -> SourceItem {
+        var info = stat()
+        let result = absolute.withCString { lstat($0, &info) }
+        guard result == 0 else { throw ReadError.io(path: String(decoding: absolute, as: UTF8.self), errnoText()) }
+        let mode = UInt32(info.st_mode)
+        let path = ArchivePath(raw: packagePath)
+        switch mode & UInt32(S_IFMT) {
+        case UInt32(S_IFREG):
+            return SourceItem(path: path, kind: .file, mode: mode & 0o7777, size: Int64(info.st_size), origin: .file(absolute))
+        case UInt32(S_IFDIR):
+            return SourceItem(path: path, kind: .directory, mode: mode & 0o7777, size: 0, origin: .none)
+        case UInt32(S_IFLNK):
+            return SourceItem(path: path, kind: .symlink, mode: mode & 0o7777, size: 0, linkTarget: try readLink(absolute), origin: .none)
+        case UInt32(S_IFCHR):
+            return SourceItem(path: path, kind: .characterDevice, mode: mode & 0o7777, size: 0, origin: .none)
+        case UInt32(S_IFBLK):
+            return SourceItem(path: path, kind: .blockDevice, mode: mode & 0o7777, size: 0, origin: .none)
+        case UInt32(S_IFIFO):
+            return SourceItem(path: path, kind: .fifo, mode: mode & 0o7777, size: 0, origin: .none)
+        default:
+            return SourceItem(path: path, kind: .socket, mode: mode & 0o7777, size: 0, origin: .none)
+        }
+    }
+
+    private static func walk(directory: [UInt8], packagePath: [UInt8], depth: Int, limits: PackageLimits, into items: inout [SourceItem]) throws {
+        guard depth < maxDepth else {
+            throw ReadError.unreadable(path: String(decoding: packagePath, as: UTF8.self), "folders nest deeper than \(maxDepth) levels")
+        }
+        for name in try names(in: directory) {
+            guard items.count < limits.maxEntries else {
+                throw ReadError.unreadable(path: nil, "more than \(limits.maxEntries) entries")
+            }
+            let absolute = directory + [UInt8(ascii: "/")] + name
+            let childPath = packagePath.isEmpty ? name : packagePath + [UInt8(ascii: "/")] + name
+            let item = try item(at: absolute, packagePath: childPath)
+            items.append(item)
+            if item.kind == .directory {
+                try walk(directory: absolute, packagePath: childPath, depth: depth + 1, limits: limits, into: &items)
+            }
+        }
+    }
+
+    /// The names in a folder, without `.` and `..`, sorted bytewise.
+    static func names(in directory: [UInt8]) throws -> [[UInt8]] {
+        guard let handle = directory.withCString({ opendir($0) }) else {
+            throw ReadError.io(path: String(decoding: directory, as: UTF8.self), errnoText())
+        }
+        defer { closedir(handle) }
+        var names: [[UInt8]] = []
+        while let entry = readdir(handle) {
+            let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> [UInt8] in
+                Array(raw.prefix { $0 != 0 })
+            }
+            if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
+            names.append(name)
+        }
+        return names.sorted { $0.lexicographicallyPrecedes($1) }
+    }
+
+    static func readLink(_ absolute: [UInt8]) throws -> [UInt8] {
+        var buffer = [UInt8](repeating: 0, count: 4097)
+        let count = absolute.withCString { path in
+            buffer.withUnsafeMutableBufferPointer { readlink(path, UnsafeMutableRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), 4096) }
+        }
+        guard count >= 0 else { throw ReadError.io(path: String(decoding: absolute, as: UTF8.self), errnoText()) }
+        return Array(buffer[0..<count])
+    }
+}
+
+/// The text of the current `errno`.
+func errnoText() -> String { String(cString: strerror(errno)) }
+
+extension Array where Element == UInt8 {
+    /// Calls `body` with the bytes as a NUL-terminated C string.
+    func withCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+        try (self + [0]).withUnsafeBufferPointer { buffer in
+            try buffer.withMemoryRebound(to: CChar.self) { try body($0.baseAddress!) }
+        }
+    }
+}

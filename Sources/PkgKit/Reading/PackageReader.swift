@@ -1,0 +1,58 @@
+/// One entry as a reader reports it, before any rule has looked at it.
+public struct ArchiveEntry: Sendable {
+    /// The normalised path.
+    public var path: ArchivePath
+    /// What the entry is.
+    public var kind: EntryKind
+    /// Permission bits (file-type bits removed).
+    public var mode: UInt32
+    /// The size the container declares for the data, if any. Never trusted alone.
+    public var declaredSize: Int64?
+    /// A symbolic link's target, as stored.
+    public var linkTarget: [UInt8]?
+    /// A hard link's target path.
+    public var hardlinkTarget: ArchivePath?
+
+    public init(path: ArchivePath, kind: EntryKind, mode: UInt32, declaredSize: Int64? = nil,
+                linkTarget: [UInt8]? = nil, hardlinkTarget: ArchivePath? = nil) {
+        self.path = path
+        self.kind = kind
+        self.mode = mode
+        self.declaredSize = declaredSize
+        self.linkTarget = linkTarget
+        self.hardlinkTarget = hardlinkTarget
+    }
+}
+
+/// The container a package came in.
+public enum PackageFormat: String, Codable, Sendable {
+    case xar
+    case zip
+    case tar
+    case folder
+    /// A `productbuild`/`pkgbuild` flat installer package: xar around a gzip'd cpio Payload.
+    case flatPackage = "flat-package"
+}
+
+/// A streaming reader over one package, in any container.
+///
+/// Call `nextEntry()` until it returns nil; between calls, `readData(into:)` streams the
+/// current entry's bytes. Data not read is skipped. Implementations never hold a whole file.
+public protocol PackageReader: AnyObject {
+    /// The container being read.
+    var format: PackageFormat { get }
+    /// The next entry, or nil at the end.
+    func nextEntry() throws -> ArchiveEntry?
+    /// Copies up to `buffer.count` bytes of the current entry's data; 0 means its end.
+    func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+}
+
+/// Why reading failed. Each case maps to a diagnostic code or to exit status 2.
+public enum ReadError: Error, Sendable, Equatable {
+    /// Not an archive of a known format, truncated or corrupt (`unreadable-archive`).
+    case unreadable(path: String?, String)
+    /// A table-of-contents or file checksum did not match (`checksum-mismatch`).
+    case checksumMismatch(path: String?, String)
+    /// The input is missing or the system refused to read it (exit 2).
+    case io(path: String, String)
+}

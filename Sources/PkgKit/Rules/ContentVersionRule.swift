@@ -1,0 +1,16 @@
+/// `invalid-content-version` and `content-version-mismatch`.
+public struct ContentVersionRule: Rule {
+    public init() {}
+    public func check(_ package: PackageFacts, _ context: RuleContext) -> [Diagnostic] {
+        guard let version = package.parsedContentInfo?.contentVersion else { return [] }
+        var findings: [Diagnostic] = []
+        if let problem = ContentVersion.problem(with: version) {
+            findings.append(Diagnostic(.invalidContentVersion, path: ContentInfo.fileName, "ContentVersion \(PathDisplay.printable(problem))"))
+        }
+        if let expected = context.expectedContentVersion, expected != version {
+            findings.append(Diagnostic(.contentVersionMismatch, path: ContentInfo.fileName,
+                "--content-version \(PathDisplay.printable(expected)) differs from ContentInfo.plist's ContentVersion \(PathDisplay.printable(version)): make them agree"))
+        }
+        return findings
+    }
+}

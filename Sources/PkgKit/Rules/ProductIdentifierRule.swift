@@ -1,0 +1,22 @@
+/// `invalid-product-identifier` and `product-identifier-mismatch` (against `--product-id`
+/// and against the previous package).
+public struct ProductIdentifierRule: Rule {
+    public init() {}
+    public func check(_ package: PackageFacts, _ context: RuleContext) -> [Diagnostic] {
+        guard let identifier = package.parsedContentInfo?.productIdentifier else { return [] }
+        var findings: [Diagnostic] = []
+        if let problem = ProductIdentifier.problem(with: identifier) {
+            findings.append(Diagnostic(.invalidProductIdentifier, path: ContentInfo.fileName, problem))
+        }
+        let shown = PathDisplay.printable(identifier)
+        if let expected = context.expectedProductIdentifier, expected != identifier {
+            findings.append(Diagnostic(.productIdentifierMismatch, path: ContentInfo.fileName,
+                "IAPProductIdentifier \(shown) differs from --product-id \(PathDisplay.printable(expected)): make them agree"))
+        }
+        if let previous = context.previous?.productIdentifier, previous != identifier {
+            findings.append(Diagnostic(.productIdentifierMismatch, path: ContentInfo.fileName,
+                "IAPProductIdentifier \(shown) differs from the previous package's \(PathDisplay.printable(previous)): an update must keep the product's identifier"))
+        }
+        return findings
+    }
+}

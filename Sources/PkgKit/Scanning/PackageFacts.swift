@@ -1,0 +1,59 @@
+import Foundation
+
+/// What the scanner learnt about one entry: everything a rule may ask, nothing of the data
+/// beyond a digest, so that a package of any size fits in memory as facts.
+public struct EntryFacts: Sendable {
+    /// The normalised path.
+    public var path: ArchivePath
+    /// Why the stored path is unsafe (see `PathSafety`), or nil.
+    public var pathProblem: String?
+    /// What the entry is.
+    public var kind: EntryKind
+    /// Permission bits.
+    public var mode: UInt32
+    /// Bytes of data actually read (or, when only heads were read, the size on disk).
+    public var size: Int64
+    /// A symbolic link's target bytes.
+    public var linkTarget: [UInt8]?
+    /// A hard link's target path.
+    public var hardlinkTarget: ArchivePath?
+    /// Machine code or script found in the first bytes.
+    public var executable: ExecutableFormat?
+    /// Lowercase hex sha1 of the data, when it was read in full.
+    public var sha1: String?
+
+    /// True for regular files (and hard-link originals carrying data) counted in the payload.
+    public var isPayloadFile: Bool { kind == .file && path.isInsideContents }
+}
+
+/// Everything one pass over a package found, for the rules to judge.
+public struct PackageFacts: Sendable {
+    /// The container, when known.
+    public var format: PackageFormat?
+    /// The package file's name (for `bad-extension`), nil for folders.
+    public var archiveName: String?
+    /// The package file's size on disk.
+    public var archiveBytes: Int64?
+    /// Every entry in the order read.
+    public var entries: [EntryFacts] = []
+    /// The bytes of the root ContentInfo.plist when present and not over the size bound.
+    public var contentInfoData: Data?
+    /// Set when ContentInfo.plist was larger than `PackageLimits.maxContentInfoBytes`.
+    public var contentInfoTooLarge = false
+    /// Reading stopped because the data passed the size limit.
+    public var stoppedAtSizeLimit = false
+    /// Failures met while reading: `unreadable-archive` and `checksum-mismatch`.
+    public var readFailures: [Diagnostic] = []
+
+    public init() {}
+
+    /// Regular files under `Contents/`.
+    public var fileCount: Int { entries.lazy.filter(\.isPayloadFile).count }
+    /// Sum of the sizes of the regular files under `Contents/`.
+    public var payloadBytes: Int64 { entries.lazy.filter(\.isPayloadFile).reduce(0) { $0 + $1.size } }
+
+    /// The plist's keys, when one was found.
+    public var parsedContentInfo: ParsedContentInfo? {
+        contentInfoData.map { ParsedContentInfo(data: $0) }
+    }
+}

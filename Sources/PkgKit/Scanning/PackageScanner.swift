@@ -1,0 +1,165 @@
+import Crypto
+import Foundation
+
+/// Reads a package once, start to end, and turns it into `PackageFacts`.
+///
+/// Sizes are counted from the bytes actually read, never from what the container declares,
+/// and reading stops as soon as the total passes the size limit, so a decompression bomb
+/// costs at most the limit plus one buffer.
+public struct PackageScanner {
+    /// How much of each file to read.
+    public enum Depth: Sendable {
+        /// Every byte: checksums verified, sizes counted, sha1 computed (validate, extract).
+        case full
+        /// Only the first bytes, for executable detection; sizes come from the reader
+        /// (create, whose own writer reads and checks every byte afterwards).
+        case head
+        /// No data at all: sizes as the container declares them (inspect without --files).
+        case headers
+    }
+
+    /// The bounds in force.
+    public var limits: PackageLimits
+    /// How much of each file to read.
+    public var depth: Depth
+    /// Called with the running count of data bytes read, for progress display.
+    public var progress: ((Int64) -> Void)?
+
+    static let bufferSize = 1 << 20
+
+    public init(limits: PackageLimits = PackageLimits(), depth: Depth = .full, progress: ((Int64) -> Void)? = nil) {
+        self.limits = limits
+        self.depth = depth
+        self.progress = progress
+    }
+
+    /// Scans everything `reader` yields. Read failures become diagnostics in the facts; only
+    /// I/O errors on the input itself are thrown.
+    public func scan(_ reader: PackageReader, into facts: inout PackageFacts) throws {
+        // The format is known for sure only once the first header has been read.
+        defer { facts.format = reader.format }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var totalRead: Int64 = 0
+        do {
+            while let entry = try reader.nextEntry() {
+                if entry.path.isRoot && entry.kind == .directory { continue }
+                guard facts.entries.count < limits.maxEntries else {
+                    facts.readFailures.append(Diagnostic(.unreadableArchive, path: nil,
+                        "the package has more than \(limits.maxEntries) entries: split the content into several products"))
+                    return
+                }
+                var fact = EntryFacts(path: entry.path, pathProblem: PathSafety.problem(with: entry.path.bytes), kind: entry.kind, mode: entry.mode & 0o7777,
+                                      size: 0, linkTarget: entry.linkTarget, hardlinkTarget: entry.hardlinkTarget)
+                if entry.kind == .file {
+                    if let declared = entry.declaredSize, declared > limits.maxSize {
+                        fact.size = declared
+                        facts.entries.append(fact)
+                        facts.stoppedAtSizeLimit = true
+                        return
+                    }
+                    let isContentInfo = entry.path.string == ContentInfo.fileName
+                    let outcome = try readData(of: entry, from: reader, buffer: buffer, totalRead: &totalRead,
+                                               keepAll: isContentInfo, fact: &fact)
+                    if isContentInfo {
+                        if outcome.kept.count > PackageLimits.maxContentInfoBytes || outcome.keptOverflow {
+                            facts.contentInfoTooLarge = true
+                        } else if facts.contentInfoData == nil {
+                            facts.contentInfoData = Data(outcome.kept)
+                        }
+                    }
+                    facts.entries.append(fact)
+                    if let failure = outcome.checksumFailure {
+                        facts.readFailures.append(Diagnostic(.checksumMismatch, path: entry.path.description,
+                            "\(failure): the file's data does not match its checksum; rebuild the package"))
+                    }
+                    if outcome.passedLimit {
+                        facts.stoppedAtSizeLimit = true
+                        return
+                    }
+                } else {
+                    facts.entries.append(fact)
+                }
+            }
+        } catch let error as ReadError {
+            switch error {
+            case .unreadable(let path, let message):
+                facts.readFailures.append(Diagnostic(.unreadableArchive, path: path, message))
+            case .checksumMismatch(let path, let message):
+                facts.readFailures.append(Diagnostic(.checksumMismatch, path: path, message))
+            case .io:
+                throw error
+            }
+        }
+    }
+
+    private struct ReadOutcome {
+        var kept: [UInt8] = []
+        var keptOverflow = false
+        var passedLimit = false
+        var checksumFailure: String?
+    }
+
+    private func readData(of entry: ArchiveEntry, from reader: PackageReader, buffer: UnsafeMutableRawBufferPointer,
+                          totalRead: inout Int64, keepAll: Bool, fact: inout EntryFacts) throws -> ReadOutcome {
+        var outcome = ReadOutcome()
+        var head: [UInt8] = []
+        var hasher = depth == .full ? Insecure.SHA1() : nil
+        var size: Int64 = 0
+        let headLimit = ExecutableFormat.headBytes
+        let maxKept = PackageLimits.maxContentInfoBytes
+        while true {
+            let wanted: Int
+            switch depth {
+            case .full: wanted = buffer.count
+            case .head: wanted = keepAll ? buffer.count : min(buffer.count, headLimit - head.count)
+            case .headers: wanted = keepAll ? buffer.count : 0
+            }
+            if wanted == 0 { break }
+            let count: Int
+            do {
+                count = try reader.readData(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]))
+            } catch ReadError.checksumMismatch(_, let message) {
+                // The entry's bytes are wrong but the archive goes on: record it and read on.
+                outcome.checksumFailure = message
+                break
+            }
+            if count == 0 { break }
+            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            size += Int64(count)
+            totalRead += Int64(count)
+            if head.count < headLimit { head.append(contentsOf: chunk.prefix(headLimit - head.count)) }
+            if keepAll {
+                if outcome.kept.count + count <= maxKept { outcome.kept.append(contentsOf: chunk) } else { outcome.keptOverflow = true }
+            }
+            hasher?.update(bufferPointer: chunk)
+            progress?(totalRead)
+            if totalRead > limits.maxSize {
+                outcome.passedLimit = true
+                break
+            }
+        }
+        fact.executable = ExecutableFormat.detect(head)
+        if depth != .full, let declared = entry.declaredSize {
+            fact.size = declared
+        } else {
+            fact.size = size
+        }
+        if let digest = hasher?.finalize() { fact.sha1 = digest.hexString }
+        return outcome
+    }
+}
+
+extension Sequence where Element == UInt8 {
+    /// Lowercase hexadecimal, as xar checksums and JSON output use.
+    public var hexString: String {
+        var text = ""
+        for byte in self {
+            text.append(Self.hexDigits[Int(byte >> 4)])
+            text.append(Self.hexDigits[Int(byte & 0x0F)])
+        }
+        return text
+    }
+
+    private static var hexDigits: [Character] { Array("0123456789abcdef") }
+}

@@ -1,0 +1,77 @@
+import Crypto
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// An open file written front to back, optionally hashing what passes through.
+final class FileOutput {
+    let descriptor: Int32
+    let path: String
+    private(set) var position: Int64 = 0
+    var sha256: SHA256?
+
+    init(descriptor: Int32, path: String) {
+        self.descriptor = descriptor
+        self.path = path
+    }
+
+    deinit { close(descriptor) }
+
+    /// A file with no name in `directory`, gone when closed: scratch space that a crash cannot leave behind.
+    static func anonymous(in directory: String) throws -> FileOutput {
+        #if os(Linux)
+        // Glibc's O_TMPFILE is a macro Swift cannot import: __O_TMPFILE (020000000) | O_DIRECTORY.
+        let fd = open(directory, 0o20000000 | O_DIRECTORY | O_RDWR | O_CLOEXEC, 0o600)
+        if fd >= 0 { return FileOutput(descriptor: fd, path: directory) }
+        #endif
+        var template = Array((directory + "/.pkgtool-scratch-XXXXXX").utf8CString)
+        let fallback = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fallback >= 0 else { throw WriteError.io(path: directory, errnoText()) }
+        let name = String(cString: template)
+        unlink(name)
+        return FileOutput(descriptor: fallback, path: directory)
+    }
+
+    /// Writes every byte of `bytes`.
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        sha256?.update(bufferPointer: bytes)
+        var offset = 0
+        while offset < bytes.count {
+            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            if written < 0 {
+                if errno == EINTR { continue }
+                throw WriteError.io(path: path, errnoText())
+            }
+            offset += written
+        }
+        position += Int64(bytes.count)
+    }
+
+    /// Writes an array's bytes.
+    func write(_ bytes: [UInt8]) throws {
+        try bytes.withUnsafeBytes { try write($0) }
+    }
+
+    /// Reads `length` bytes at `offset` of this file into `sink`, in blocks of `buffer`'s size.
+    func copy(offset: Int64, length: Int64, buffer: UnsafeMutableRawBufferPointer, to sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        var done: Int64 = 0
+        while done < length {
+            let want = Int(min(Int64(buffer.count), length - done))
+            let got = pread(descriptor, buffer.baseAddress, want, off_t(offset + done))
+            if got < 0 {
+                if errno == EINTR { continue }
+                throw WriteError.io(path: path, errnoText())
+            }
+            guard got > 0 else { throw WriteError.io(path: path, "scratch file ended early") }
+            try sink(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
+            done += Int64(got)
+        }
+    }
+
+    /// Flushes the data to the device.
+    func sync() throws {
+        guard fsync(descriptor) == 0 else { throw WriteError.io(path: path, errnoText()) }
+    }
+}

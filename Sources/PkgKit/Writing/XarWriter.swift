@@ -1,0 +1,200 @@
+import Crypto
+import Foundation
+
+/// Writes a xar archive of our own making, byte-for-byte reproducible: ids 1..N in depth-first
+/// order, heap data in the same order, fixed modes, owners and times, sha1 everywhere
+/// (the one checksum both libarchive and Apple's xar verify). See FORMATS.md §2–4.
+///
+/// libarchive's own xar writer stamps the time of day and inode numbers into the TOC, so two
+/// builds of one tree would differ; hence this writer.
+struct XarWriter {
+    var options: WriteOptions
+    /// Where scratch files go (the output's folder, so no data crosses file systems).
+    var scratchDirectory: String
+
+    private struct HeapRecord {
+        var file: EncodedFile
+        var heapOffset: Int64
+        var scratchOffset: Int64?
+    }
+
+    static let headerSize = 28
+    static let bufferSize = 1 << 20
+
+    func write(_ items: [SourceItem], to output: FileOutput, progress: ((Int64) -> Void)? = nil) throws -> WrittenPackage {
+        let encoder = FileEncoder(mode: options.compression, level: options.level, scratchDirectory: scratchDirectory)
+        let fileIndices = items.indices.filter { items[$0].kind == .file }
+        let heap = try FileOutput.anonymous(in: scratchDirectory)
+        var records: [Int: HeapRecord] = [:]
+        var heapOffset: Int64 = 20
+        var bytesDone: Int64 = 0
+        let copyBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
+        defer { copyBuffer.deallocate() }
+        let jobs = max(1, options.jobs)
+        try OrderedWorkPool.run(count: fileIndices.count, jobs: jobs, window: jobs * 2, work: { position in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
+            defer { buffer.deallocate() }
+            return try encoder.encode(items[fileIndices[position]], buffer: buffer)
+        }, consume: { position, file in
+            var record = HeapRecord(file: file, heapOffset: heapOffset, scratchOffset: nil)
+            switch file.bytes {
+            case .memory(let bytes):
+                record.scratchOffset = heap.position
+                try heap.write(bytes)
+            case .scratch(let spill, let length):
+                record.scratchOffset = heap.position
+                try spill.copy(offset: 0, length: length, buffer: copyBuffer) { try heap.write($0) }
+            case .source, .empty:
+                break
+            }
+            if case .empty = file.bytes {} else { heapOffset += file.length }
+            // Spilled bytes now live in the heap scratch; drop the spill file and memory copy.
+            record.file.bytes = { if case .source = file.bytes { return file.bytes }; return .empty }()
+            records[fileIndices[position]] = record
+            bytesDone += file.size
+            progress?(bytesDone)
+        })
+
+        let tocScratch = try FileOutput.anonymous(in: scratchDirectory)
+        let toc = try XarTOCWriter(scratch: tocScratch)
+        try writeTOC(items, records: records, toc)
+        let (tocCompressed, tocUncompressed, tocChecksum) = try toc.finish()
+
+        output.sha256 = SHA256()
+        var header = [UInt8]()
+        header += Array("xar!".utf8)
+        header += bigEndian(UInt16(Self.headerSize))
+        header += bigEndian(UInt16(1))
+        header += bigEndian(UInt64(tocCompressed))
+        header += bigEndian(UInt64(tocUncompressed))
+        header += bigEndian(UInt32(1))
+        try output.write(header)
+        try tocScratch.copy(offset: 0, length: tocCompressed, buffer: copyBuffer) { try output.write($0) }
+        try output.write(tocChecksum)
+        var files: [WrittenFile] = []
+        for index in fileIndices {
+            guard let record = records[index] else { continue }
+            let file = record.file
+            if let scratchOffset = record.scratchOffset {
+                try heap.copy(offset: scratchOffset, length: file.length, buffer: copyBuffer) { try output.write($0) }
+            } else if case .source(let origin) = file.bytes {
+                try copyVerified(items[index], origin: origin, expected: file, buffer: copyBuffer, to: output)
+            }
+            files.append(WrittenFile(path: items[index].path.string, size: file.size, storedSize: file.length,
+                                     encoding: file.encoding, sha1: file.extractedSHA1))
+        }
+        let digest = output.sha256!.finalize().hexString
+        return WrittenPackage(files: files, archiveBytes: output.position, sha256: digest)
+    }
+
+    /// Copies a stored file from its source, checking that it is still the file that was hashed.
+    private func copyVerified(_ item: SourceItem, origin: SourceItem.Origin, expected: EncodedFile,
+                              buffer: UnsafeMutableRawBufferPointer, to output: FileOutput) throws {
+        let reader = FolderReader(items: [item])
+        _ = try reader.nextEntry()
+        var sha1 = Insecure.SHA1()
+        var total: Int64 = 0
+        while true {
+            let count = try reader.readData(into: buffer)
+            if count == 0 { break }
+            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            sha1.update(bufferPointer: chunk)
+            total += Int64(count)
+            guard total <= expected.size else { throw WriteError.sourceChanged(path: item.path.description) }
+            try output.write(chunk)
+        }
+        guard total == expected.size, sha1.finalize().hexString == expected.extractedSHA1 else {
+            throw WriteError.sourceChanged(path: item.path.description)
+        }
+    }
+
+    private func writeTOC(_ items: [SourceItem], records: [Int: HeapRecord], _ toc: XarTOCWriter) throws {
+        let time = xarTimestamp(options.timestamp)
+        try toc.start("xar")
+        try toc.start("toc")
+        try toc.element("creation-time", xarTimestamp(options.timestamp, withZone: false))
+        try toc.start("checksum")
+        try toc.attribute("style", "sha1")
+        try toc.element("offset", "0")
+        try toc.element("size", "20")
+        try toc.end()
+        var openFolders: [[UInt8]] = []
+        for (index, item) in items.enumerated() {
+            while let folder = openFolders.last, !isInside(item.path.bytes, folder) {
+                try toc.end()
+                openFolders.removeLast()
+            }
+            try toc.start("file")
+            try toc.attribute("id", String(index + 1))
+            try writeName(item.path.lastComponent, toc)
+            switch item.kind {
+            case .directory:
+                try toc.element("type", "directory")
+                try writeOwnership(mode: "0755", time: time, toc)
+                openFolders.append(item.path.bytes)
+                continue
+            case .symlink:
+                try toc.element("type", "symlink")
+                try writeOwnership(mode: "0755", time: time, toc)
+                try toc.element("link", String(decoding: item.linkTarget ?? [], as: UTF8.self))
+            default:
+                try toc.element("type", "file")
+                try writeOwnership(mode: "0644", time: time, toc)
+                if let record = records[index], record.file.size > 0 {
+                    try writeData(record, toc)
+                }
+            }
+            try toc.end()
+        }
+        for _ in openFolders { try toc.end() }
+        try toc.end()
+        try toc.end()
+    }
+
+    private func writeOwnership(mode: String, time: String, _ toc: XarTOCWriter) throws {
+        try toc.element("mode", mode)
+        try toc.element("uid", "0")
+        try toc.element("gid", "0")
+        try toc.element("mtime", time)
+    }
+
+    private func writeData(_ record: HeapRecord, _ toc: XarTOCWriter) throws {
+        let file = record.file
+        try toc.start("data")
+        try toc.element("length", String(file.length))
+        try toc.element("offset", String(record.heapOffset))
+        try toc.element("size", String(file.size))
+        try toc.start("encoding")
+        try toc.attribute("style", file.encoding.xarStyle)
+        try toc.end()
+        try toc.start("archived-checksum")
+        try toc.attribute("style", "sha1")
+        try toc.text(file.archivedSHA1)
+        try toc.end()
+        try toc.start("extracted-checksum")
+        try toc.attribute("style", "sha1")
+        try toc.text(file.extractedSHA1)
+        try toc.end()
+        try toc.end()
+    }
+
+    /// Plain text when the name fits ISO-8859-1, base64 of its UTF-8 otherwise, as both xar writers do.
+    private func writeName(_ name: String, _ toc: XarTOCWriter) throws {
+        if name.unicodeScalars.allSatisfy({ $0.value >= 0x20 && $0.value <= 0xFF && $0.value != 0x7F }) {
+            try toc.element("name", name)
+        } else {
+            try toc.start("name")
+            try toc.attribute("enctype", "base64")
+            try toc.text(Data(name.utf8).base64EncodedString())
+            try toc.end()
+        }
+    }
+
+    private func isInside(_ path: [UInt8], _ folder: [UInt8]) -> Bool {
+        path.count > folder.count && path[folder.count] == UInt8(ascii: "/") && path.starts(with: folder)
+    }
+
+    private func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
+        withUnsafeBytes(of: value.bigEndian) { Array($0) }
+    }
+}

@@ -1,0 +1,120 @@
+import Crypto
+internal import CArchive
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes the package tree as a zip (the form the store delivers to a device) through
+/// libarchive, with every entry made deterministic: fixed times, owners and modes.
+struct ZipWriter {
+    var options: WriteOptions
+    /// Zip's clock starts in 1980: earlier timestamps become 1980-01-01 00:00:00 UTC.
+    static let zipEpoch: Int64 = 315_532_800
+
+    final class Context {
+        let output: FileOutput
+        var error: Error?
+        init(output: FileOutput) { self.output = output }
+    }
+
+    func write(_ items: [SourceItem], to output: FileOutput, progress: ((Int64) -> Void)? = nil) throws -> WrittenPackage {
+        // libarchive turns times into DOS dates with localtime(): pin the zone so the bytes
+        // do not depend on the machine's.
+        setenv("TZ", "UTC0", 1)
+        tzset()
+        output.sha256 = SHA256()
+        guard let archive = archive_write_new() else { throw WriteError.compression("libarchive: out of memory") }
+        defer { archive_write_free(archive) }
+        try check(archive, archive_write_set_format_zip(archive))
+        _ = archive_write_set_bytes_in_last_block(archive, 1)
+        let context = Context(output: output)
+        let opaque = Unmanaged.passUnretained(context).toOpaque()
+        try check(archive, archive_write_open2(archive, opaque, nil, { _, context, bytes, count in
+            let context = Unmanaged<ZipWriter.Context>.fromOpaque(context!).takeUnretainedValue()
+            do {
+                try context.output.write(UnsafeRawBufferPointer(start: bytes, count: count))
+                return count
+            } catch {
+                context.error = error
+                return -1
+            }
+        }, nil, nil))
+        let time = max(options.timestamp, Self.zipEpoch)
+        var files: [WrittenFile] = []
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var done: Int64 = 0
+        for item in items {
+            guard let entry = archive_entry_new() else { throw WriteError.compression("libarchive: out of memory") }
+            defer { archive_entry_free(entry) }
+            archive_entry_copy_pathname(entry, item.path.string + (item.kind == .directory ? "/" : ""))
+            archive_entry_set_mtime(entry, time_t(time), 0)
+            archive_entry_set_uid(entry, 0)
+            archive_entry_set_gid(entry, 0)
+            switch item.kind {
+            case .directory:
+                archive_entry_set_filetype(entry, CArchive_AE_IFDIR)
+                archive_entry_set_perm(entry, 0o755)
+                try check(archive, archive_write_header(archive, entry), context)
+            case .symlink:
+                archive_entry_set_filetype(entry, CArchive_AE_IFLNK)
+                archive_entry_set_perm(entry, 0o755)
+                archive_entry_copy_symlink(entry, String(decoding: item.linkTarget ?? [], as: UTF8.self))
+                try check(archive, archive_write_header(archive, entry), context)
+            default:
+                archive_entry_set_filetype(entry, CArchive_AE_IFREG)
+                archive_entry_set_perm(entry, 0o644)
+                archive_entry_set_size(entry, item.size)
+                let reader = FolderReader(items: [item])
+                _ = try reader.nextEntry()
+                var count = try reader.readData(into: buffer)
+                let sample = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+                let deflate: Bool
+                switch options.compression {
+                case .none: deflate = false
+                case .zlib: deflate = true
+                case .auto: deflate = try Self.shrinks(sample)
+                }
+                _ = archive_write_set_format_option(archive, "zip", "compression", deflate ? "deflate" : "store")
+                _ = archive_write_set_format_option(archive, "zip", "compression-level", String(options.level))
+                try check(archive, archive_write_header(archive, entry), context)
+                var sha1 = Insecure.SHA1()
+                var size: Int64 = 0
+                while count > 0 {
+                    let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+                    sha1.update(bufferPointer: chunk)
+                    size += Int64(count)
+                    guard size <= item.size else { throw WriteError.sourceChanged(path: item.path.description) }
+                    guard archive_write_data(archive, chunk.baseAddress, count) == count else { try check(archive, ARCHIVE_FATAL, context); break }
+                    count = try reader.readData(into: buffer)
+                }
+                guard size == item.size else { throw WriteError.sourceChanged(path: item.path.description) }
+                done += size
+                progress?(done)
+                files.append(WrittenFile(path: item.path.string, size: size, storedSize: size, encoding: deflate ? .zlib : .stored, sha1: sha1.finalize().hexString))
+            }
+        }
+        try check(archive, archive_write_close(archive), context)
+        return WrittenPackage(files: files, archiveBytes: output.position, sha256: output.sha256!.finalize().hexString)
+    }
+
+    /// Whether zlib saves enough on the first block to be worth it (same test as the xar writer).
+    private static func shrinks(_ sample: UnsafeRawBufferPointer) throws -> Bool {
+        guard !sample.isEmpty else { return false }
+        let deflater = Deflater(level: 1)
+        var total = 0
+        let head = UnsafeRawBufferPointer(rebasing: sample.prefix(FileEncoder.sampleBytes))
+        try deflater.compress(head) { total += $0.count }
+        try deflater.finish { total += $0.count }
+        return Double(total) < Double(head.count) * FileEncoder.worthwhileRatio
+    }
+
+    private func check(_ archive: OpaquePointer, _ status: Int32, _ context: Context? = nil) throws {
+        if let error = context?.error { throw error }
+        guard status >= ARCHIVE_OK else {
+            throw WriteError.compression("libarchive zip writer: " + (archive_error_string(archive).map { String(cString: $0) } ?? "error \(status)"))
+        }
+    }
+}

@@ -1,0 +1,56 @@
+import Foundation
+
+/// A progress bar on stderr: bytes done of total, rate and time left. It appears only when
+/// stderr is a terminal and the work has taken more than a second, redraws at most ten times a
+/// second, and is never shown with `--json` or `--quiet`.
+final class ProgressBar: @unchecked Sendable {
+    private let enabled: Bool
+    private let start = Date()
+    private var lastDraw = Date.distantPast
+    private var drawn = false
+    private let lock = NSLock()
+
+    init(enabled: Bool) {
+        self.enabled = enabled && isatty(2) == 1
+    }
+
+    /// Reports `done` of `total` bytes.
+    func update(_ done: Int64, of total: Int64) {
+        guard enabled else { return }
+        lock.lock()
+        defer { lock.unlock() }
+        let now = Date()
+        let elapsed = now.timeIntervalSince(start)
+        guard elapsed > 1, now.timeIntervalSince(lastDraw) >= 0.1 else { return }
+        lastDraw = now
+        drawn = true
+        let rate = Double(done) / max(elapsed, 0.001)
+        let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 0
+        let left = rate > 0 && total > done ? Double(total - done) / rate : 0
+        let width = 30
+        let filled = Int(fraction * Double(width))
+        let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
+        let line = String(format: "\r[%@] %3.0f%% %@/%@ %@/s %@ left ", bar, fraction * 100,
+                          Self.bytes(done), Self.bytes(total), Self.bytes(Int64(rate)), Self.duration(left))
+        FileHandle.standardError.write(Data(line.utf8))
+    }
+
+    /// Clears the bar's line, if one was drawn.
+    func finish() {
+        guard enabled, drawn else { return }
+        FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 79) + "\r").utf8))
+    }
+
+    static func bytes(_ count: Int64) -> String {
+        let units = ["B", "KB", "MB", "GB", "TB"]
+        var value = Double(count)
+        var unit = 0
+        while value >= 1000 && unit < units.count - 1 { value /= 1000; unit += 1 }
+        return unit == 0 ? "\(count) B" : String(format: "%.1f %@", value, units[unit])
+    }
+
+    static func duration(_ seconds: Double) -> String {
+        let whole = Int(seconds.rounded())
+        return whole >= 60 ? "\(whole / 60)m\(whole % 60)s" : "\(whole)s"
+    }
+}

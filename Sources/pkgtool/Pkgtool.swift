@@ -1,0 +1,20 @@
+import ArgumentParser
+import PkgKit
+
+/// The `pkgtool` command: builds, checks and installs hosted In-App Purchase content packages.
+@main
+struct Pkgtool: ParsableCommand {
+    static let version = "0.1.0"
+
+    static let configuration = CommandConfiguration(
+        commandName: "pkgtool",
+        abstract: "Build, check and install hosted In-App Purchase content packages (.pkg).",
+        discussion: """
+        A content package holds ContentInfo.plist (ContentVersion, IAPProductIdentifier) and a \
+        Contents/ folder. Exit status: 0 success, 1 invalid package or refused operation, \
+        2 input unreadable or I/O error, 64 wrong usage.
+        """,
+        version: version,
+        subcommands: [Create.self, Validate.self, Extract.self, Inspect.self, Diff.self]
+    )
+}

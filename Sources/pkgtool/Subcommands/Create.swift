@@ -1,0 +1,99 @@
+import ArgumentParser
+import Foundation
+import PkgKit
+
+extension Pkgtool {
+    /// `pkgtool create`: a folder (and plist) into a reproducible package.
+    struct Create: ParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Build a reproducible content package from a folder.",
+            discussion: """
+            SOURCE holding ContentInfo.plist and Contents/ is used as the package root; any other \
+            folder becomes Contents/. Every rule is checked first: on any error nothing is written. \
+            The output appears atomically and an existing file is replaced only on success. \
+            Timestamps come from SOURCE_DATE_EPOCH (else 0).
+            """)
+
+        @Argument(help: "The content folder.")
+        var source: String
+
+        @Option(name: .shortAndLong, help: ArgumentHelp("The package to write (default: ./<IAPProductIdentifier>.pkg).", valueName: "OUT.pkg"))
+        var output: String?
+
+        @Option(help: ArgumentHelp("A ContentInfo.plist to use instead of the source's own.", valueName: "FILE"))
+        var plist: String?
+
+        @Option(name: .customLong("product-id"), help: ArgumentHelp("The IAPProductIdentifier: fills in or must agree with the plist.", valueName: "ID"))
+        var productIdentifier: String?
+
+        @Option(name: .customLong("content-version"), help: ArgumentHelp("The ContentVersion: fills in or must agree with the plist.", valueName: "V"))
+        var contentVersion: String?
+
+        @Option(help: ArgumentHelp("The package (or unpacked folder) this one updates: same product id, greater version.", valueName: "OLD"))
+        var previous: String?
+
+        @Option(help: ArgumentHelp("Compute the version from --previous's (or the plist's): major, minor or patch.", valueName: "PART"))
+        var bump: ContentVersion.Part?
+
+        @Option(help: "auto (zlib, but store data that does not shrink), zlib or none.")
+        var compression: CompressionMode = .auto
+
+        @Option(help: "zlib level, 1-9.")
+        var level: Int32 = 6
+
+        @Option(help: "Container: xar, or zip (the form the store delivers to devices).")
+        var format: OutputFormat = .xar
+
+        @Option(help: "Compression threads (default: all cores). The output is the same for every value.")
+        var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+
+        @OptionGroup var limit: LimitOptions
+        @OptionGroup var outputOptions: OutputOptions
+
+        func validate() throws {
+            guard (1...9).contains(level) else { throw ValidationError("--level must be 1 to 9, not \(level)") }
+            guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+            if bump != nil && contentVersion != nil {
+                throw ValidationError("--bump computes the version; do not also give --content-version")
+            }
+        }
+
+        func run() throws {
+            let options = WriteOptions(format: format, compression: compression, level: level, jobs: jobs,
+                                       timestamp: WriteOptions.timestampFromEnvironment())
+            let request = CreateRequest(source: source, output: output, plist: plist, productIdentifier: productIdentifier,
+                                        contentVersion: contentVersion, previous: previous, bump: bump,
+                                        options: options, limits: limit.limits)
+            let bar = ProgressBar(enabled: !outputOptions.json && !outputOptions.quiet)
+            let result: CreateResult
+            do {
+                result = try PackageCreator.create(request) { bar.update($0, of: $1) }
+                bar.finish()
+            } catch let failure as CreateFailure {
+                bar.finish()
+                throw Console.fail(failure.message)
+            }
+            if outputOptions.json {
+                Console.json(result)
+            } else {
+                Console.print(result.diagnostics, quiet: outputOptions.quiet)
+                if let output = result.output, !outputOptions.quiet {
+                    Console.out("""
+                    created \(output)
+                      product     \(result.productIdentifier ?? "-")
+                      version     \(result.contentVersion ?? "-")
+                      format      \(result.format.rawValue)
+                      files       \(result.fileCount)
+                      payload     \(result.payloadBytes) bytes
+                      package     \(result.archiveBytes ?? 0) bytes
+                      sha256      \(result.sha256 ?? "-")
+                    """)
+                }
+            }
+            if result.output == nil {
+                if !outputOptions.json { Console.err("create: the source is invalid; nothing was written") }
+                throw ExitCode.failure
+            }
+        }
+    }
+}
