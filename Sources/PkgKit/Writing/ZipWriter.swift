@@ -29,6 +29,11 @@ struct ZipWriter {
         defer { archive_write_free(archive) }
         try check(archive, archive_write_set_format_zip(archive))
         _ = archive_write_set_bytes_in_last_block(archive, 1)
+        // libarchive takes the zip method once per archive, before it opens: `auto` and `zlib`
+        // both deflate every file here (a stored-per-file choice is a xar feature).
+        let deflate = options.compression != .none
+        _ = archive_write_set_format_option(archive, "zip", "compression", deflate ? "deflate" : "store")
+        _ = archive_write_set_format_option(archive, "zip", "compression-level", String(options.level))
         let context = Context(output: output)
         let opaque = Unmanaged.passUnretained(context).toOpaque()
         try check(archive, archive_write_open2(archive, opaque, nil, { _, context, bytes, count in
@@ -70,15 +75,6 @@ struct ZipWriter {
                 let reader = FolderReader(items: [item])
                 _ = try reader.nextEntry()
                 var count = try reader.readData(into: buffer)
-                let sample = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-                let deflate: Bool
-                switch options.compression {
-                case .none: deflate = false
-                case .zlib: deflate = true
-                case .auto: deflate = try Self.shrinks(sample)
-                }
-                _ = archive_write_set_format_option(archive, "zip", "compression", deflate ? "deflate" : "store")
-                _ = archive_write_set_format_option(archive, "zip", "compression-level", String(options.level))
                 try check(archive, archive_write_header(archive, entry), context)
                 var sha1 = Insecure.SHA1()
                 var size: Int64 = 0
@@ -98,17 +94,6 @@ struct ZipWriter {
         }
         try check(archive, archive_write_close(archive), context)
         return WrittenPackage(files: files, archiveBytes: output.position, sha256: output.sha256!.finalize().hexString)
-    }
-
-    /// Whether zlib saves enough on the first block to be worth it (same test as the xar writer).
-    private static func shrinks(_ sample: UnsafeRawBufferPointer) throws -> Bool {
-        guard !sample.isEmpty else { return false }
-        let deflater = Deflater(level: 1)
-        var total = 0
-        let head = UnsafeRawBufferPointer(rebasing: sample.prefix(FileEncoder.sampleBytes))
-        try deflater.compress(head) { total += $0.count }
-        try deflater.finish { total += $0.count }
-        return Double(total) < Double(head.count) * FileEncoder.worthwhileRatio
     }
 
     private func check(_ archive: OpaquePointer, _ status: Int32, _ context: Context? = nil) throws {

@@ -2,10 +2,78 @@ import ArgumentParser
 import PkgKit
 
 extension Pkgtool {
-    /// `pkgtool extract` (being written).
+    /// `pkgtool extract`: validate, then install into `DIR/<id>/<version>/` atomically.
     struct Extract: ParsableCommand {
-        static let configuration = CommandConfiguration(abstract: "Install a package into a Documents folder.")
-        @Argument var package: String
-        func run() throws { throw ExitCode(2) }
+        static let configuration = CommandConfiguration(
+            abstract: "Install a package into a Documents folder.",
+            discussion: """
+            Validates the package first; an invalid package installs nothing. Installs the files under \
+            Contents/ into DIR/<IAPProductIdentifier>/<ContentVersion>/ and records the current version in \
+            DIR/<IAPProductIdentifier>/ContentInfo.plist. Staged, flushed and renamed into place: an \
+            interrupted run leaves the previous version current. Status: installed, unchanged (same version, \
+            same files) or refused (invalid, same version with different files, or a downgrade).
+            """)
+
+        @Argument(help: "The package (.pkg: xar, zip, tar, flat installer package) or an unpacked folder.")
+        var package: String
+
+        @Option(name: .customLong("documents"), help: ArgumentHelp("The Documents folder to install into.", valueName: "DIR"))
+        var documents: String
+
+        @Option(name: .customLong("product-id"), help: ArgumentHelp("The IAPProductIdentifier the package must have.", valueName: "ID"))
+        var productIdentifier: String?
+
+        @Option(help: ArgumentHelp("Afterwards keep the current version plus the newest N − 1 others (N ≥ 1). Default: keep all.", valueName: "N"))
+        var keep: Int?
+
+        @Flag(name: .customLong("allow-downgrade"), help: "Install a version lower than the installed one.")
+        var allowDowngrade = false
+
+        @Flag(help: "Replace an installed folder of the same version whose files differ.")
+        var force = false
+
+        @OptionGroup var limit: LimitOptions
+        @OptionGroup var outputOptions: OutputOptions
+
+        func validate() throws {
+            if let keep, keep < 1 { throw ValidationError("--keep must be at least 1") }
+        }
+
+        func run() throws {
+            let installer = Installer(documents: documents)
+            let options = InstallOptions(expectedProductIdentifier: productIdentifier, limits: limit.limits, keep: keep,
+                                         allowDowngrade: allowDowngrade, force: force)
+            let report: InstallReport
+            do {
+                report = try installer.install(package, options: options)
+            } catch let error as ReadError {
+                throw Console.fail(describe(error))
+            } catch let error as InstallError {
+                throw Console.fail(error.description)
+            }
+            if outputOptions.json {
+                Console.json(report)
+            } else {
+                Console.print(report.diagnostics, quiet: outputOptions.quiet)
+                if !outputOptions.quiet { Console.out(summary(report)) }
+            }
+            if report.status == .refused { throw ExitCode.failure }
+        }
+
+        private func summary(_ report: InstallReport) -> String {
+            let id = report.productIdentifier ?? "?", version = report.contentVersion ?? "?"
+            var line: String
+            switch report.status {
+            case .installed:
+                line = "installed \(id) \(version) -> \(report.installedPath ?? "?") (\(report.fileCount) files, \(report.payloadBytes) bytes)"
+                if let previous = report.previousVersion { line += ", was \(previous)" }
+            case .unchanged:
+                line = "unchanged \(id) \(version) already installed at \(report.installedPath ?? "?")"
+            case .refused:
+                line = "refused \(package): nothing installed"
+            }
+            if !report.removedVersions.isEmpty { line += "; removed \(report.removedVersions.joined(separator: ", "))" }
+            return line
+        }
     }
 }

@@ -1,0 +1,211 @@
+import Foundation
+import Testing
+
+/// `pkgtool create` end to end: every flag, exit codes and the JSON shape.
+@Suite struct CreateCommandTests {
+    @Test func structuredSourceMakesPackageNamedAfterProduct() throws {
+        let scratch = try Scratch()
+        let source = try scratch.content("src", id: "com.example.book.ch1", files: ["chapter.txt": "Once upon a time\n", "art/pic.bin": "pixels"])
+        let result = try CommandRunner.pkgtool(["create", source, "--json"], in: scratch.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        let json = result.json
+        #expect(json["output"] as? String == "./com.example.book.ch1.pkg")
+        #expect(json["productIdentifier"] as? String == "com.example.book.ch1")
+        #expect(json["contentVersion"] as? String == "1.0")
+        #expect(json["fileCount"] as? Int == 2)
+        #expect(json["payloadBytes"] as? Int == 23)
+        #expect(json["format"] as? String == "xar")
+        let bytes = try scratch.read("com.example.book.ch1.pkg")
+        #expect(json["archiveBytes"] as? Int == bytes.count)
+        #expect((json["sha256"] as? String)?.count == 64)
+        for key in ["output", "format", "productIdentifier", "contentVersion", "fileCount", "payloadBytes", "archiveBytes", "sha256", "skipped", "diagnostics"] {
+            #expect(json.keys.contains(key), "missing \(key)")
+        }
+        #expect(bytes.prefix(4) == Data("xar!".utf8))
+    }
+
+    @Test func plainFolderWithFlagsBecomesContents() throws {
+        let scratch = try Scratch()
+        try scratch.write("plain/level1.dat", "level data")
+        let result = try CommandRunner.pkgtool(["create", scratch.path("plain"), "--product-id", "com.example.level1", "--content-version", "2.0", "-o", scratch.path("out.pkg"), "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let listing = try CommandRunner.shell("bsdtar -tf '\(scratch.path("out.pkg"))'").stdout
+        #expect(listing.split(separator: "\n").map(String.init) == ["ContentInfo.plist", "Contents", "Contents/level1.dat"])
+        let extracted = try CommandRunner.shell("bsdtar -xOf '\(scratch.path("out.pkg"))' ContentInfo.plist").stdout
+        #expect(extracted.contains("<string>com.example.level1</string>"))
+        #expect(extracted.contains("<string>2.0</string>"))
+    }
+
+    @Test func plistFlagSuppliesContentInfo() throws {
+        let scratch = try Scratch()
+        try scratch.write("plain/x.txt", "x")
+        try scratch.write("info.plist", plist(id: "com.example.fromflag", version: "3.1"))
+        let result = try CommandRunner.pkgtool(["create", scratch.path("plain"), "--plist", scratch.path("info.plist"), "--json"], in: scratch.url)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.json["productIdentifier"] as? String == "com.example.fromflag")
+        #expect(FileManager.default.fileExists(atPath: scratch.path("com.example.fromflag.pkg")))
+    }
+
+    @Test func disagreeingFlagsAreErrorsNamingBothValues() throws {
+        let scratch = try Scratch()
+        let source = try scratch.content("src", id: "com.example.a", version: "1.0")
+        let id = try CommandRunner.pkgtool(["create", source, "--product-id", "com.example.b", "-o", scratch.path("o.pkg")])
+        #expect(id.status == 1)
+        #expect(id.stderr.contains("error[product-identifier-mismatch]"))
+        #expect(id.stderr.contains("com.example.a") && id.stderr.contains("com.example.b"))
+        let version = try CommandRunner.pkgtool(["create", source, "--content-version", "2.0", "-o", scratch.path("o.pkg"), "--json"])
+        #expect(version.status == 1)
+        #expect(codes(version.json) == ["content-version-mismatch"])
+        #expect(version.json["output"] is NSNull)
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("o.pkg")))
+    }
+
+    @Test func badFlagValuesThatBreakRulesExitOne() throws {
+        let scratch = try Scratch()
+        try scratch.write("plain/x.txt", "x")
+        let version = try CommandRunner.pkgtool(["create", scratch.path("plain"), "--product-id", "com.example.x", "--content-version", "01", "-o", scratch.path("o.pkg"), "--json"])
+        #expect(version.status == 1)
+        #expect(codes(version.json).contains("invalid-content-version"))
+        let id = try CommandRunner.pkgtool(["create", scratch.path("plain"), "--product-id", "a/b", "--content-version", "1.0", "-o", scratch.path("o.pkg"), "--json"])
+        #expect(id.status == 1)
+        #expect(codes(id.json).contains("invalid-product-identifier"))
+    }
+
+    @Test func usageErrorsExit64() throws {
+        let scratch = try Scratch()
+        let source = try scratch.content("src")
+        for arguments in [["--level", "12"], ["--bump", "huge"], ["--max-size", "abc"], ["--compression", "xz"], ["--format", "rar"], ["--jobs", "0"], ["--no-such-flag"]] {
+            let result = try CommandRunner.pkgtool(["create", source, "-o", scratch.path("o.pkg")] + arguments)
+            #expect(result.status == 64, "\(arguments): \(result.stderr)")
+        }
+        #expect(try CommandRunner.pkgtool(["create"]).status == 64)
+    }
+
+    @Test func missingSourceExitsTwo() throws {
+        let scratch = try Scratch()
+        let result = try CommandRunner.pkgtool(["create", scratch.path("nope"), "-o", scratch.path("o.pkg")])
+        #expect(result.status == 2)
+        #expect(result.stderr.contains("nope"))
+    }
+
+    @Test func previousAndBump() throws {
+        let scratch = try Scratch()
+        let old = try scratch.content("v1", id: "com.example.p", version: "1.2", files: ["a.txt": "one"])
+        #expect(try CommandRunner.pkgtool(["create", old, "-o", scratch.path("v1.pkg")]).status == 0)
+        try scratch.content("v2", id: "com.example.p", version: "1.2", files: ["a.txt": "two"])
+        for (part, expected) in [("major", "2.0"), ("minor", "1.3"), ("patch", "1.2.1")] {
+            let result = try CommandRunner.pkgtool(["create", scratch.path("v2"), "--previous", scratch.path("v1.pkg"), "--bump", part, "-o", scratch.path("v2-\(part).pkg"), "--json"])
+            #expect(result.status == 0, "\(result.stderr)")
+            #expect(result.json["contentVersion"] as? String == expected)
+            let record = try CommandRunner.shell("bsdtar -xOf '\(scratch.path("v2-\(part).pkg"))' ContentInfo.plist").stdout
+            #expect(record.contains("<string>\(expected)</string>"))
+        }
+        // Same version as the previous package: refused, nothing written.
+        let same = try CommandRunner.pkgtool(["create", scratch.path("v2"), "--previous", scratch.path("v1.pkg"), "-o", scratch.path("same.pkg"), "--json"])
+        #expect(same.status == 1)
+        #expect(codes(same.json) == ["version-not-bumped"])
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("same.pkg")))
+        // Another product: refused.
+        try scratch.content("other", id: "com.example.other", version: "9.0")
+        let other = try CommandRunner.pkgtool(["create", scratch.path("other"), "--previous", scratch.path("v1.pkg"), "-o", scratch.path("other.pkg"), "--json"])
+        #expect(codes(other.json) == ["product-identifier-mismatch"])
+        // Bumped but identical payload: written, with a warning.
+        let unchanged = try CommandRunner.pkgtool(["create", old, "--previous", scratch.path("v1.pkg"), "--bump", "patch", "-o", scratch.path("same-content.pkg"), "--json"])
+        #expect(unchanged.status == 0)
+        #expect(codes(unchanged.json) == ["content-unchanged"])
+    }
+
+    @Test func compressionModesShowInTheTableOfContents() throws {
+        let scratch = try Scratch()
+        var random = SystemRandomNumberGenerator()
+        let noise = Data((0..<200_000).map { _ in UInt8.random(in: 0...255, using: &random) })
+        try scratch.write("src/Contents/noise.bin", noise)
+        try scratch.write("src/Contents/text.txt", String(repeating: "the same line of text again\n", count: 5000))
+        try scratch.write("src/ContentInfo.plist", plist(id: "com.example.c", version: "1.0"))
+        func encodings(_ mode: String) throws -> [String: String] {
+            let out = scratch.path("\(mode).pkg")
+            let result = try CommandRunner.pkgtool(["create", scratch.path("src"), "--compression", mode, "--level", "9", "-o", out])
+            #expect(result.status == 0, "\(result.stderr)")
+            let inspect = try CommandRunner.pkgtool(["inspect", out, "--files", "--json"]).json
+            var map: [String: String] = [:]
+            for file in inspect["files"] as? [[String: Any]] ?? [] {
+                if let path = file["path"] as? String, let size = file["size"] as? Int, let stored = file["storedSize"] as? Int, size > 0 {
+                    map[path] = stored < size ? "compressed" : "stored"
+                }
+            }
+            return map
+        }
+        #expect(try encodings("auto") == ["Contents/noise.bin": "stored", "Contents/text.txt": "compressed", "ContentInfo.plist": "compressed"])
+        #expect(try encodings("none").values.allSatisfy { $0 == "stored" })
+        #expect(try encodings("zlib")["Contents/text.txt"] == "compressed")
+    }
+
+    @Test func zipFormatIsReadableByBsdtar() throws {
+        let scratch = try Scratch()
+        let source = try scratch.content("src", files: ["a.txt": "alpha\n", "sub/b.txt": "beta\n"])
+        let result = try CommandRunner.pkgtool(["create", source, "--format", "zip", "-o", scratch.path("z.pkg"), "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(try scratch.read("z.pkg").prefix(2) == Data("PK".utf8))
+        try CommandRunner.shell("mkdir x && bsdtar -xf z.pkg -C x && diff -r x/Contents src/Contents", in: scratch.url)
+        let again = try CommandRunner.pkgtool(["create", source, "--format", "zip", "-o", scratch.path("z2.pkg")], environment: ["TZ": "America/New_York"])
+        #expect(again.status == 0)
+        #expect(try scratch.read("z.pkg") == scratch.read("z2.pkg"))
+        let validate = try CommandRunner.pkgtool(["validate", scratch.path("z.pkg"), "--json"])
+        #expect(validate.status == 0, "\(validate.stdout)")
+    }
+
+    @Test func maxSizeRefusesLargePayload() throws {
+        let scratch = try Scratch()
+        let source = try scratch.content("src", files: ["big.txt": String(repeating: "x", count: 10_000)])
+        let result = try CommandRunner.pkgtool(["create", source, "--max-size", "5000", "-o", scratch.path("o.pkg"), "--json"])
+        #expect(result.status == 1)
+        #expect(codes(result.json).contains("size-limit"))
+        #expect(!FileManager.default.fileExists(atPath: scratch.path("o.pkg")))
+    }
+
+    @Test func junkIsSkippedAndReported() throws {
+        let scratch = try Scratch()
+        let source = try scratch.content("src")
+        try scratch.write("src/Contents/.DS_Store", "junk")
+        try scratch.write("src/Contents/.git/config", "[core]")
+        let result = try CommandRunner.pkgtool(["create", source, "-o", scratch.path("o.pkg"), "--json"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Set(result.json["skipped"] as? [String] ?? []) == ["Contents/.DS_Store", "Contents/.git"])
+        let listing = try CommandRunner.shell("bsdtar -tf '\(scratch.path("o.pkg"))'").stdout
+        #expect(!listing.contains(".DS_Store") && !listing.contains(".git"))
+    }
+
+    @Test func executeBitsAreClearedOnContentButCodeIsRefused() throws {
+        let scratch = try Scratch()
+        let source = try scratch.content("src")
+        try scratch.write("src/Contents/run.txt", "not code", mode: 0o755)
+        let ok = try CommandRunner.pkgtool(["create", source, "-o", scratch.path("o.pkg"), "--json"])
+        #expect(ok.status == 0)
+        #expect(codes(ok.json) == ["executable-permission"])
+        let listing = try CommandRunner.shell("bsdtar -tvf '\(scratch.path("o.pkg"))' Contents/run.txt").stdout
+        #expect(listing.hasPrefix("-rw-r--r--"))
+        try scratch.write("src/Contents/tool.sh", "#!/bin/sh\necho hi\n")
+        let code = try CommandRunner.pkgtool(["create", source, "-o", scratch.path("o2.pkg"), "--json"])
+        #expect(code.status == 1)
+        #expect(codes(code.json).contains("executable-code"))
+    }
+
+    @Test func helpAndVersionDocumentTheCommands() throws {
+        let help = try CommandRunner.pkgtool(["--help"])
+        #expect(help.status == 0)
+        for command in ["create", "validate", "extract", "inspect", "diff"] { #expect(help.stdout.contains(command)) }
+        let createHelp = try CommandRunner.pkgtool(["help", "create"])
+        for flag in ["--plist", "--product-id", "--content-version", "--previous", "--bump", "--compression", "--level", "--format", "--max-size", "--jobs", "--json", "--quiet", "--output"] {
+            #expect(createHelp.stdout.contains(flag), "help create lacks \(flag)")
+        }
+        #expect(try CommandRunner.pkgtool(["--version"]).stdout.contains("."))
+    }
+
+    @Test func quietPrintsNothingOnSuccess() throws {
+        let scratch = try Scratch()
+        let source = try scratch.content("src")
+        let result = try CommandRunner.pkgtool(["create", source, "-o", scratch.path("o.pkg"), "--quiet"])
+        #expect(result.status == 0)
+        #expect(result.stdout.isEmpty && result.stderr.isEmpty)
+    }
+}
