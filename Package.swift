@@ -36,6 +36,8 @@ let package = Package(
                 "PkgKit",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // libFuzzer harness over readers + rules (`make fuzz`); a plain build replays inputs.
+        .executableTarget(name: "pkgfuzz", dependencies: ["PkgKit"]),
         .testTarget(
             name: "PkgKitTests",
             dependencies: ["PkgKit", "CZlib", .product(name: "Crypto", package: "swift-crypto")]),

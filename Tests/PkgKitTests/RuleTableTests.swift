@@ -184,6 +184,17 @@ enum Make {
         add(.unsafePath, "absolute name", true, Make.xarCase(Make.valid([F(path: "/tmp/evil", data: Make.text("x"), rawName: true)])))
         add(.unsafePath, "control character (base64)", true, Make.xarCase(Make.valid([F(path: "Contents/a\u{1B}b", data: Make.text("x"), nameBase64: true)])))
         add(.unsafePath, "component over 255 bytes", true, Make.xarCase(Make.valid([.file("Contents/" + String(repeating: "n", count: 256), "x")])))
+        add(.unsafePath, "invalid UTF-8 name (folder and tar)", true) { dir in
+            let root = Make.root(dir, [("Contents/a.txt", Make.text("x"), 0o644)])
+            var bytes = Array((root + "/Contents/bad").utf8) + [0xFF, 0xFE, 0]
+            let fd = bytes.withUnsafeMutableBufferPointer { $0.baseAddress!.withMemoryRebound(to: CChar.self, capacity: $0.count) { open($0, O_CREAT | O_WRONLY, 0o644) } }
+            #expect(fd >= 0)
+            close(fd)
+            let tar = try Make.archive(dir, root: root, format: "ustar")
+            let folderCodes = Set(try PackageCheck.run(root, context: Make.ctx()).diagnostics.map(\.code))
+            #expect(folderCodes.contains(.unsafePath))
+            return (tar, Make.ctx())
+        }
         add(.unsafePath, "dots inside a name and 255-byte name", false, Make.xarCase(Make.valid([.file("Contents/a..b.txt", "x"), .file("Contents/" + String(repeating: "n", count: 255), "y"), .file("Contents/caf\u{E9}.txt", "z")])))
 
         // duplicate-entry
@@ -265,7 +276,10 @@ enum Make {
 
         // case-collision
         add(.caseCollision, "A.txt and a.txt", true, Make.xarCase(Make.valid([.file("Contents/A.txt", "y")])))
-        add(.caseCollision, "NFC and NFD", true, Make.xarCase(Make.valid([.file("Contents/caf\u{E9}", "y"), .file("Contents/cafe\u{301}", "z")])))
+        // In a folder the two spellings stay apart; libarchive folds a xar's names to NFC, which
+        // makes them one path there (see nfdTwinInXarIsRefused).
+        add(.caseCollision, "NFC and NFD (folder)", true, Make.folderCase([("Contents/a.txt", Make.text("x"), 0o644), ("Contents/caf\u{E9}", Make.text("y"), 0o644), ("Contents/cafe\u{301}", Make.text("z"), 0o644)]))
+        add(.caseCollision, "upper and lower non-ASCII (xar)", true, Make.xarCase(Make.valid([.file("Contents/\u{C9}t\u{E9}", "y"), .file("Contents/\u{E9}t\u{E9}", "z")])))
         add(.caseCollision, "distinct names", false, Make.xarCase(Make.valid([.file("Contents/b.txt", "y"), .file("Contents/a.txt.bak", "z")])))
 
         // code-bundle
@@ -364,5 +378,27 @@ enum Make {
         let duplicates = check.diagnostics.filter { $0.code == .duplicateEntry }
         #expect(duplicates.contains { $0.path == "Contents/a.txt" })
         #expect(!check.isValid())
+    }
+
+    @Test func nfdTwinInXarIsRefused() throws {
+        let dir = TempDir()
+        let path = try XarCrafter(Make.valid([.file("Contents/caf\u{E9}", "y"), .file("Contents/cafe\u{301}", "z")])).write(to: dir.at("p.pkg"))
+        let codes = Set(try PackageCheck.run(path, context: Make.ctx()).diagnostics.map(\.code))
+        #expect(codes.contains(.caseCollision) || codes.contains(.duplicateEntry))
+    }
+
+    @Test func nonASCIINamesAreReadFromEveryContainer() throws {
+        let dir = TempDir()
+        let names = ["Contents/caf\u{E9}.txt", "Contents/\u{65E5}\u{672C}.txt"]
+        let xar = try XarCrafter([Make.plist, .file(names[0], "a"), F(path: names[1], data: Make.text("b"), nameBase64: true)]).write(to: dir.at("x.pkg"))
+        let root = Make.root(dir, names.map { ($0, Make.text("a"), 0o644) })
+        let tar = try Make.archive(dir, root: root, format: "ustar", name: "t.pkg")
+        let zip = try Make.archive(dir, root: root, format: "zip", name: "z.pkg")
+        for path in [xar, tar, zip, root] {
+            let check = try PackageCheck.run(path, context: Make.ctx())
+            #expect(check.diagnostics == [], "\(path): \(check.diagnostics)")
+            let paths = Set(check.facts.entries.map(\.path.string))
+            #expect(paths.isSuperset(of: names), "\(path): \(paths)")
+        }
     }
 }

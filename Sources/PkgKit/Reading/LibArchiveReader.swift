@@ -45,24 +45,49 @@ public final class LibArchiveReader: PackageReader {
         let status: Int32
         switch source {
         case .file(let path):
-            status = archive_read_open_filename(handle, path, 1 << 20)
+            status = Self.withUTF8Locale { archive_read_open_filename(handle, path, 1 << 20) }
         case .callback(let byteSource):
             let context = Unmanaged.passUnretained(byteSource).toOpaque()
-            status = archive_read_open(handle, context, nil, { _, context, buffer in
-                let source = Unmanaged<ArchiveByteSource>.fromOpaque(context!).takeUnretainedValue()
-                return source.next(buffer!)
-            }, nil)
+            status = Self.withUTF8Locale {
+                archive_read_open(handle, context, nil, { _, context, buffer in
+                    let source = Unmanaged<ArchiveByteSource>.fromOpaque(context!).takeUnretainedValue()
+                    return source.next(buffer!)
+                }, nil)
+            }
         }
         if status != ARCHIVE_OK {
             let message = Self.message(handle)
-            archive_read_free(handle)
+            // Every stored property is set, so deinit runs and frees the handle: freeing it
+            // here too was a double free (a crash on every unreadable input).
             throw ReadError.unreadable(path: nil, "not a readable archive: \(message)")
         }
     }
 
     deinit { archive_read_free(handle) }
 
+    /// A UTF-8 character-type locale for libarchive's name conversions. libarchive turns a
+    /// xar's (UTF-8) names into the current locale's charset; in the C locale every
+    /// non-ASCII name then fails and comes back NULL. pkgtool never calls setlocale, so each
+    /// libarchive call runs with this locale set for its thread only (`uselocale`).
+    private static let utf8Locale: locale_t? = {
+        for name in ["C.UTF-8", "C.utf8", "en_US.UTF-8", "UTF-8"] {
+            if let locale = newlocale(LC_CTYPE_MASK, name, nil) { return locale }
+        }
+        return nil
+    }()
+
+    private static func withUTF8Locale<T>(_ body: () throws -> T) rethrows -> T {
+        guard let locale = utf8Locale else { return try body() }
+        let previous = uselocale(locale)
+        defer { uselocale(previous) }
+        return try body()
+    }
+
     public func nextEntry() throws -> ArchiveEntry? {
+        try Self.withUTF8Locale { try nextEntryInLocale() }
+    }
+
+    private func nextEntryInLocale() throws -> ArchiveEntry? {
         var entry: OpaquePointer?
         let status = archive_read_next_header(handle, &entry)
         if status == ARCHIVE_EOF { return nil }
@@ -74,7 +99,9 @@ public final class LibArchiveReader: PackageReader {
         pending = nil
         entryEnded = false
         delivered = 0
-        guard let raw = archive_entry_pathname(entry) else {
+        // Without setlocale the C locale cannot turn a xar's UTF-8 names into multibyte text, so
+        // the plain accessor returns NULL for any non-ASCII name: fall back to the UTF-8 form.
+        guard let raw = archive_entry_pathname(entry) ?? archive_entry_pathname_utf8(entry) else {
             throw ReadError.unreadable(path: nil, "an entry has no name")
         }
         let rawBytes = Array(UnsafeBufferPointer(start: UnsafeRawPointer(raw).assumingMemoryBound(to: UInt8.self), count: strlen(raw)))
@@ -86,7 +113,7 @@ public final class LibArchiveReader: PackageReader {
         let type = UInt32(archive_entry_filetype(entry))
         let mode = UInt32(archive_entry_perm(entry))
         declared = archive_entry_size_is_set(entry) != 0 ? archive_entry_size(entry) : nil
-        if let hardlink = archive_entry_hardlink(entry) {
+        if let hardlink = archive_entry_hardlink(entry) ?? archive_entry_hardlink_utf8(entry) {
             let target = Array(UnsafeBufferPointer(start: UnsafeRawPointer(hardlink).assumingMemoryBound(to: UInt8.self), count: strlen(hardlink)))
             return ArchiveEntry(path: path, kind: .hardlink, mode: mode, hardlinkTarget: ArchivePath(raw: target))
         }
@@ -102,13 +129,17 @@ public final class LibArchiveReader: PackageReader {
         default: kind = .file
         }
         var target: [UInt8]?
-        if kind == .symlink, let link = archive_entry_symlink(entry) {
+        if kind == .symlink, let link = archive_entry_symlink(entry) ?? archive_entry_symlink_utf8(entry) {
             target = Array(UnsafeBufferPointer(start: UnsafeRawPointer(link).assumingMemoryBound(to: UInt8.self), count: strlen(link)))
         }
         return ArchiveEntry(path: path, kind: kind, mode: mode, declaredSize: kind == .file ? declared : nil, linkTarget: target)
     }
 
     public func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        try Self.withUTF8Locale { try readDataInLocale(into: buffer) }
+    }
+
+    private func readDataInLocale(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         var zeroBlocks = 0
         while true {
             if let block = pending, !block.isEmpty {
@@ -159,7 +190,9 @@ public final class LibArchiveReader: PackageReader {
     }
 
     private static func message(_ handle: OpaquePointer) -> String {
-        archive_error_string(handle).map { String(cString: $0) } ?? "unknown error"
+        // libarchive's texts may end in (or hold) newlines; a diagnostic is one line.
+        let text = archive_error_string(handle).map { String(cString: $0) } ?? "unknown error"
+        return text.split(whereSeparator: \.isNewline).joined(separator: " ")
     }
 
     /// libarchive reports checksum failures only through its message text.

@@ -6,7 +6,7 @@ final class Deflater {
     private let output: UnsafeMutableRawBufferPointer
 
     /// Starts a stream at `level` (1–9).
-    init(level: Int32, outputCapacity: Int = 256 * 1024) {
+    init(level: Int32, outputCapacity: Int = 64 * 1024) {
         output = UnsafeMutableRawBufferPointer.allocate(byteCount: outputCapacity, alignment: 16)
         let status = CZlib_deflateInit(&stream, level)
         precondition(status == Z_OK, "deflateInit failed: \(status)")

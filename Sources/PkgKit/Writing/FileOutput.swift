@@ -39,7 +39,7 @@ final class FileOutput {
         sha256?.update(bufferPointer: bytes)
         var offset = 0
         while offset < bytes.count {
-            let written = Glibc.write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+            let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
             if written < 0 {
                 if errno == EINTR { continue }
                 throw WriteError.io(path: path, errnoText())
@@ -74,4 +74,9 @@ final class FileOutput {
     func sync() throws {
         guard fsync(descriptor) == 0 else { throw WriteError.io(path: path, errnoText()) }
     }
+}
+
+/// `write(2)`, reachable from inside `FileOutput`, whose own `write` methods shadow it.
+private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
+    write(descriptor, bytes, count)
 }

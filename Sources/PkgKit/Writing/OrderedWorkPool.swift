@@ -1,9 +1,9 @@
-import Dispatch
 import Foundation
 
 /// Runs `work` on items 0..<count with up to `jobs` threads, and hands the results to `consume`
-/// strictly in index order on the calling thread. At most `window` results wait at once, which
-/// bounds memory whatever the number of items.
+/// strictly in index order on the calling thread. At most `window` items are taken ahead of the
+/// one being consumed, which bounds memory whatever the number of items, and makes the output
+/// independent of thread timing.
 enum OrderedWorkPool {
     static func run<Result>(count: Int, jobs: Int, window: Int,
                             work: @escaping (Int) throws -> Result,
@@ -13,47 +13,74 @@ enum OrderedWorkPool {
             for index in 0..<count { try consume(index, try work(index)) }
             return
         }
-        let condition = NSCondition()
-        var results: [Int: Swift.Result<Result, Error>] = [:]
-        var next = 0
-        var cancelled = false
-        var consumed = 0
+        let state = State<Result>(count: count, window: window)
         let group = DispatchGroup()
-        for _ in 0..<jobs {
+        for _ in 0..<min(jobs, count) {
             group.enter()
             Thread.detachNewThread {
                 defer { group.leave() }
-                while true {
-                    condition.lock()
-                    // Wait for room in the window so a slow early item cannot let later ones pile up.
-                    while !cancelled && next < count && next - consumed >= window { condition.wait() }
-                    if cancelled || next >= count { condition.unlock(); return }
-                    let index = next
-                    next += 1
-                    condition.unlock()
-                    let outcome = Swift.Result { try work(index) }
-                    condition.lock()
-                    results[index] = outcome
-                    condition.broadcast()
-                    condition.unlock()
+                while let index = state.take() {
+                    state.finish(index, Swift.Result { try work(index) })
                 }
             }
         }
         defer {
+            state.cancel()
+            group.wait()
+        }
+        for index in 0..<count {
+            try consume(index, try state.result(index).get())
+        }
+    }
+
+    /// The shared bookkeeping, behind one lock.
+    private final class State<Result>: @unchecked Sendable {
+        private let condition = NSCondition()
+        private let count: Int
+        private let window: Int
+        private var next = 0
+        private var consumed = 0
+        private var cancelled = false
+        private var results: [Int: Swift.Result<Result, Error>] = [:]
+
+        init(count: Int, window: Int) {
+            self.count = count
+            self.window = max(1, window)
+        }
+
+        /// The next index to work on, or nil when there is none (or the run was cancelled).
+        func take() -> Int? {
+            condition.lock()
+            defer { condition.unlock() }
+            // Wait for room in the window so that a slow early item cannot let later ones pile up.
+            while !cancelled && next < count && next - consumed >= window { condition.wait() }
+            guard !cancelled && next < count else { return nil }
+            next += 1
+            return next - 1
+        }
+
+        func finish(_ index: Int, _ result: Swift.Result<Result, Error>) {
+            condition.lock()
+            results[index] = result
+            condition.broadcast()
+            condition.unlock()
+        }
+
+        /// Waits for item `index` and frees its place in the window.
+        func result(_ index: Int) -> Swift.Result<Result, Error> {
+            condition.lock()
+            defer { condition.unlock() }
+            while results[index] == nil { condition.wait() }
+            consumed = index + 1
+            condition.broadcast()
+            return results.removeValue(forKey: index)!
+        }
+
+        func cancel() {
             condition.lock()
             cancelled = true
             condition.broadcast()
             condition.unlock()
-            group.wait()
-        }
-        for index in 0..<count {
-            condition.lock()
-            while results[index] == nil { condition.wait() }
-            let outcome = results.removeValue(forKey: index)!
-            consumed = index + 1
-            condition.broadcast()
-            condition.unlock()
-            try consume(index, try outcome.get())
         }
     }
 }

@@ -9,7 +9,9 @@ final class XarTOCWriter {
 
     /// Where the XML goes: deflated into `scratch`.
     final class Sink {
-        let deflater = Deflater(level: 9)
+        // Level 6, as libarchive writes: the TOC of 100,000 files is tens of MB of XML on the
+        // critical path, and level 9 buys little on it.
+        let deflater = Deflater(level: 6, outputCapacity: 256 * 1024)
         let scratch: FileOutput
         var checksum = Insecure.SHA1()
         var uncompressed: Int64 = 0

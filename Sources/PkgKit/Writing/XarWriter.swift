@@ -32,7 +32,9 @@ struct XarWriter {
         defer { copyBuffer.deallocate() }
         let jobs = max(1, options.jobs)
         try OrderedWorkPool.run(count: fileIndices.count, jobs: jobs, window: jobs * 2, work: { position in
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
+            // Sized to the file: a 1 MiB buffer for each of 100,000 tiny files would be 100,000 mmaps.
+            let size = Int(min(Int64(Self.bufferSize), max(4096, items[fileIndices[position]].size + 1)))
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
             defer { buffer.deallocate() }
             return try encoder.encode(items[fileIndices[position]], buffer: buffer)
         }, consume: { position, file in
