@@ -12,7 +12,7 @@ work=build/fuzz
 mkdir -p "$work/seeds" "$work/corpus" "$work/crashers"
 
 swift build --scratch-path "$scratch" --product pkgfuzz \
-    -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library -Xswiftc -DFUZZING
+    -Xswiftc -sanitize=fuzzer -Xswiftc -parse-as-library -Xswiftc -DFUZZING -Xswiftc -use-ld=lld
 swift build --product pkgtool
 pkgtool=.build/debug/pkgtool
 

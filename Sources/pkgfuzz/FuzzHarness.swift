@@ -22,11 +22,27 @@ enum FuzzHarness {
 }
 
 #if FUZZING
-/// libFuzzer's entry point (`make fuzz` builds with `-sanitize=fuzzer -D FUZZING`).
+/// libFuzzer's driver, called from our own entry point.
+@_silgen_name("LLVMFuzzerRunDriver")
+func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>,
+                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
+                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
+
+/// The function libFuzzer calls with each input.
 @_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
     FuzzHarness.run(UnsafeRawBufferPointer(start: data, count: size))
     return 0
+}
+
+/// SwiftPM links an executable's `main` to `<module>_main`, so libFuzzer's own `main` is never
+/// used; this one hands control to libFuzzer's driver instead (`make fuzz` builds with
+/// `-sanitize=fuzzer -D FUZZING`).
+@_cdecl("pkgfuzz_main")
+func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
+    var count = argc
+    var arguments = argv
+    return LLVMFuzzerRunDriver(&count, &arguments, fuzzOneInput)
 }
 #else
 /// Without libFuzzer, replays saved inputs (crashers, seeds) through the same harness.
