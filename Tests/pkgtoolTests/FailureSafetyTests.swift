@@ -38,4 +38,25 @@ import Testing
         #expect(result.stderr.contains("blocker"))
         #expect(try scratch.read("blocker") == Data("i am a file".utf8))
     }
+
+    @Test func createKilledMidWriteLeavesNothingBehind() throws {
+        let scratch = try Scratch()
+        let source = try scratch.content("src", id: "com.example.kill", version: "1.0")
+        try CommandRunner.shell("head -c 120000000 /dev/urandom > src/Contents/big.bin", in: scratch.url)
+        try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: true)
+        let output = scratch.path("out/kill.pkg")
+        try scratch.write("out/kill.pkg", "the previous package")
+        for delay in [0.2, 0.8] {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: CommandRunner.pkgtool)
+            process.arguments = ["create", source, "--compression", "zlib", "--level", "9", "--jobs", "1", "-o", output, "--quiet"]
+            try process.run()
+            Thread.sleep(forTimeInterval: delay)
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            #expect(process.terminationReason == .uncaughtSignal, "create finished before it could be killed")
+            #expect(try scratch.read("out/kill.pkg") == Data("the previous package".utf8))
+            #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")) == ["kill.pkg"])
+        }
+    }
 }

@@ -4,37 +4,59 @@ import Glibc
 import Darwin
 #endif
 
-/// A file that appears at its final path whole or not at all: written under a temporary name in
-/// the same folder, flushed, then renamed over the destination (which stays intact until then).
+/// A file that appears at its final path whole or not at all.
+///
+/// On Linux the data goes to an unnamed file (`O_TMPFILE`) in the destination's folder, which a
+/// killed process cannot leave behind; at commit it is flushed, given a temporary name and
+/// renamed over the destination, which stays intact until that instant. Elsewhere a hidden
+/// temporary file plays the unnamed file's part.
 final class AtomicFile {
     /// The destination.
     let destination: String
     /// The output being written.
     let output: FileOutput
-    private let temporaryPath: String
+    private var temporaryPath: String?
     private var committed = false
 
-    /// Creates the temporary file next to `destination`.
+    /// Opens the file next to `destination`.
     init(destination: String) throws {
         self.destination = destination
         let directory = AtomicFile.directory(of: destination)
-        let base = destination.split(separator: "/").last.map(String.init) ?? destination
-        var template = Array((directory + "/." + base + ".tmp-XXXXXX").utf8CString)
-        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        #if os(Linux)
+        // Glibc's O_TMPFILE is a macro Swift cannot import: __O_TMPFILE (020000000) | O_DIRECTORY.
+        let unnamed = open(directory, 0o20000000 | O_DIRECTORY | O_WRONLY | O_CLOEXEC, 0o644)
+        if unnamed >= 0 {
+            fchmod(unnamed, 0o644)
+            output = FileOutput(descriptor: unnamed, path: destination)
+            return
+        }
+        #endif
+        let path = try AtomicFile.temporaryName(for: destination)
+        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw WriteError.io(path: destination, "cannot write in \(directory): \(errnoText())") }
-        temporaryPath = String(cString: template)
         fchmod(fd, 0o644)
+        temporaryPath = path
         output = FileOutput(descriptor: fd, path: destination)
     }
 
-    deinit {
-        if !committed { unlink(temporaryPath) }
-    }
+    deinit { discard() }
 
     /// Flushes, renames into place and flushes the folder, so the new file survives a crash.
     func commit() throws {
         try output.sync()
-        guard rename(temporaryPath, destination) == 0 else { throw WriteError.io(path: destination, errnoText()) }
+        let named: String
+        if let temporaryPath {
+            named = temporaryPath
+        } else {
+            // Give the unnamed file a name only now, when it is complete.
+            named = try AtomicFile.temporaryName(for: destination)
+            let link = "/proc/self/fd/\(output.descriptor)"
+            guard linkat(AT_FDCWD, link, AT_FDCWD, named, AT_SYMLINK_FOLLOW) == 0 else {
+                throw WriteError.io(path: destination, errnoText())
+            }
+            temporaryPath = named
+        }
+        guard rename(named, destination) == 0 else { throw WriteError.io(path: destination, errnoText()) }
         committed = true
         let folder = open(AtomicFile.directory(of: destination), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folder >= 0 {
@@ -43,15 +65,23 @@ final class AtomicFile {
         }
     }
 
-    /// Removes the temporary file now (also done on deinit).
+    /// Gives up: removes any named temporary file. The destination is untouched.
     func discard() {
-        if !committed { unlink(temporaryPath) }
+        if !committed, let temporaryPath { unlink(temporaryPath) }
         committed = true
     }
 
+    /// The folder part of a path.
     static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         let folder = String(path[..<slash])
         return folder.isEmpty ? "/" : folder
+    }
+
+    private static func temporaryName(for destination: String) throws -> String {
+        let base = destination.split(separator: "/").last.map(String.init) ?? destination
+        var random = SystemRandomNumberGenerator()
+        let suffix = String(random.next() % 0xFFFF_FFFF, radix: 16)
+        return directory(of: destination) + "/." + base + ".tmp-" + suffix
     }
 }
