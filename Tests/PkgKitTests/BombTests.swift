@@ -8,6 +8,7 @@ final class CountingReader: PackageReader {
     private(set) var bytesRead: Int64 = 0
     init(_ inner: PackageReader) { self.inner = inner }
     var format: PackageFormat { inner.format }
+    var progress: (done: Int64, total: Int64) { inner.progress }
     func nextEntry() throws -> ArchiveEntry? { try inner.nextEntry() }
     func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         let count = try inner.readData(into: buffer)

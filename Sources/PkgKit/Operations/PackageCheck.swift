@@ -9,7 +9,7 @@ public struct PackageCheck: Sendable {
     public var diagnostics: [Diagnostic]
 
     /// Scans `path` and judges it. Throws only when the input cannot be read at all (exit 2).
-    public static func run(_ path: String, context: RuleContext, progress: ((Int64) -> Void)? = nil) throws -> PackageCheck {
+    public static func run(_ path: String, context: RuleContext, progress: ((Int64, Int64) -> Void)? = nil) throws -> PackageCheck {
         var opened = try PackageOpener.open(path, limits: context.limits)
         let scanner = PackageScanner(limits: context.limits, depth: .full, progress: progress)
         try scanner.scan(opened.reader, into: &opened.facts)

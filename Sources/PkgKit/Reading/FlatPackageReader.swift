@@ -60,6 +60,8 @@ public final class FlatPackageReader: PackageReader {
         return nil
     }
 
+    public var progress: (done: Int64, total: Int64) { outer.progress }
+
     public func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         do {
             return try inner?.readData(into: buffer) ?? 0

@@ -12,6 +12,10 @@ public final class FolderReader: PackageReader {
     private var index = -1
     private var descriptor: Int32 = -1
     private var memoryOffset = 0
+    private var delivered: Int64 = 0
+    private lazy var total: Int64 = items.reduce(0) { $0 + ($1.kind == .file ? $1.size : 0) }
+
+    public var progress: (done: Int64, total: Int64) { (delivered, total) }
 
     /// Reads the items in order.
     public init(items: [SourceItem]) {
@@ -46,6 +50,7 @@ public final class FolderReader: PackageReader {
                 }
             }
             memoryOffset += count
+            delivered += Int64(count)
             return count
         case .file(let path):
             if descriptor < 0 {
@@ -54,7 +59,10 @@ public final class FolderReader: PackageReader {
             }
             while true {
                 let count = read(descriptor, buffer.baseAddress, buffer.count)
-                if count >= 0 { return count }
+                if count >= 0 {
+                    delivered += Int64(count)
+                    return count
+                }
                 if errno == EINTR { continue }
                 throw ReadError.io(path: String(decoding: path, as: UTF8.self), errnoText())
             }

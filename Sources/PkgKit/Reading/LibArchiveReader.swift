@@ -65,6 +65,17 @@ public final class LibArchiveReader: PackageReader {
 
     deinit { archive_read_free(handle) }
 
+    /// The archive's size, for progress; 0 when read from a stream.
+    private lazy var inputSize: Int64 = {
+        guard case .file(let path) = source else { return 0 }
+        var info = stat()
+        return stat(path, &info) == 0 ? Int64(info.st_size) : 0
+    }()
+
+    public var progress: (done: Int64, total: Int64) {
+        (archive_filter_bytes(handle, -1), inputSize)
+    }
+
     /// A UTF-8 character-type locale for libarchive's name conversions. libarchive turns a
     /// xar's (UTF-8) names into the current locale's charset; in the C locale every
     /// non-ASCII name then fails and comes back NULL. pkgtool never calls setlocale, so each

@@ -45,6 +45,13 @@ public protocol PackageReader: AnyObject {
     func nextEntry() throws -> ArchiveEntry?
     /// Copies up to `buffer.count` bytes of the current entry's data; 0 means its end.
     func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
+    /// How far reading has got, in bytes of the input, and the input's total (for progress).
+    var progress: (done: Int64, total: Int64) { get }
+}
+
+extension PackageReader {
+    /// Readers that cannot tell how far they are report nothing.
+    public var progress: (done: Int64, total: Int64) { (0, 0) }
 }
 
 /// Why reading failed. Each case maps to a diagnostic code or to exit status 2.

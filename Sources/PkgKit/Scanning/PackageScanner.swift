@@ -22,12 +22,12 @@ public struct PackageScanner {
     public var limits: PackageLimits
     /// How much of each file to read.
     public var depth: Depth
-    /// Called with the running count of data bytes read, for progress display.
-    public var progress: ((Int64) -> Void)?
+    /// Called as reading advances with the input bytes read and the input's total size.
+    public var progress: ((Int64, Int64) -> Void)?
 
     static let bufferSize = 1 << 20
 
-    public init(limits: PackageLimits = PackageLimits(), depth: Depth = .full, progress: ((Int64) -> Void)? = nil) {
+    public init(limits: PackageLimits = PackageLimits(), depth: Depth = .full, progress: ((Int64, Int64) -> Void)? = nil) {
         self.limits = limits
         self.depth = depth
         self.progress = progress
@@ -133,7 +133,10 @@ public struct PackageScanner {
                 if outcome.kept.count + count <= maxKept { outcome.kept.append(contentsOf: chunk) } else { outcome.keptOverflow = true }
             }
             hasher?.update(bufferPointer: chunk)
-            progress?(totalRead)
+            if let progress {
+                let position = reader.progress
+                progress(position.done, position.total)
+            }
             if totalRead > limits.maxSize {
                 outcome.passedLimit = true
                 break

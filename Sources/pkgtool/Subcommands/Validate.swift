@@ -54,7 +54,7 @@ extension Pkgtool {
             var ioFailure = false
             for path in paths {
                 do {
-                    let check = try PackageCheck.run(path, context: context) { bar.update($0, of: max($0, 1)) }
+                    let check = try PackageCheck.run(path, context: context) { bar.update($0, of: $1) }
                     bar.finish()
                     let report = PackageReport(check, strict: strict)
                     reports.append(report)
