@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import PkgKit
 
@@ -183,5 +184,34 @@ private final class InstallerScratch {
         let report = try Installer(documents: s.documents).install(pkg, options: InstallOptions(limits: PackageLimits(maxSize: 1000)))
         #expect(report.status == .refused)
         #expect(report.diagnostics.contains { $0.code == .sizeLimit })
+    }
+    @Test func concurrentInstallsAreSerialised() throws {
+        let s = InstallerScratch()
+        let versions = ["1.0", "1.1", "1.2", "1.3"]
+        let packages = versions.enumerated().map { s.package("p\($0.offset)", version: $0.element, files: ["a.txt": $0.element, "b/c.txt": "c"]) }
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: packages.count) { index in
+            let report = try? Installer(documents: s.documents).install(packages[index], options: InstallOptions(allowDowngrade: true))
+            if report?.status != .installed { failures.withLock { $0 += 1 } }
+        }
+        #expect(failures.withLock { $0 } == 0)
+        let installer = Installer(documents: s.documents)
+        #expect(try installer.listVersions(productIdentifier: "com.example.book").sorted() == versions)
+        for version in versions { #expect(s.read("com.example.book/\(version)/a.txt") == version) }
+        let current = try #require(try installer.currentVersion(productIdentifier: "com.example.book"))
+        #expect(versions.contains(current))
+        #expect(s.list("com.example.book").filter { $0.hasPrefix(".staging-") }.isEmpty)
+    }
+    @Test func interruptedForceReplacementRecovered() throws {
+        let s = InstallerScratch()
+        let installer = Installer(documents: s.documents)
+        _ = try installer.install(s.package("p1", version: "1.0", files: ["a.txt": "A"]))
+        // As if killed between "rename old away" and "rename new in".
+        let product = s.documents + "/com.example.book"
+        try FileManager.default.moveItem(atPath: product + "/1.0", toPath: product + "/.replacing-xyz")
+        let report = try installer.install(s.package("p2", version: "1.1", files: ["a.txt": "B"]))
+        #expect(report.status == .installed)
+        #expect(s.read("com.example.book/1.0/a.txt") == "A")
+        #expect(s.list("com.example.book") == [".lock", "1.0", "1.1", "ContentInfo.plist"])
     }
 }

@@ -114,6 +114,7 @@ public struct Installer: Sendable {
     public static let lockName = ".lock"
     static let stagingPrefix = ".staging-"
     static let oldPrefix = ".old-"
+    static let replacingPrefix = ".replacing-"
 
     public init(documents: String) {
         self.documents = documents
@@ -228,7 +229,7 @@ public struct Installer: Sendable {
             try stage(packagePath, facts: facts, expected: expected, limits: options.limits,
                       into: product, name: staging, productPath: productPath)
             if replaceExisting {
-                let old = Installer.oldPrefix + randomSuffix()
+                let old = Installer.replacingPrefix + randomSuffix()
                 try check(renameat(product, folderName, product, old), productPath + "/" + folderName)
                 if renameat(product, staging, product, folderName) != 0 {
                     let message = errnoText()
@@ -358,8 +359,18 @@ public struct Installer: Sendable {
     }
 
     private func removeLeftovers(_ product: Int32, path: String) throws {
+        // A --force replacement killed between its two renames left the current version's folder
+        // under `.replacing-*`: put it back before anything else.
+        if let current = readRecordVersion(product) {
+            var info = stat()
+            if fstatat(product, current, &info, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT,
+               let moved = try listNames(product, path: path).first(where: { $0.hasPrefix(Installer.replacingPrefix) }) {
+                try check(renameat(product, moved, product, current), path + "/" + current)
+            }
+        }
         for name in try listNames(product, path: path)
         where name.hasPrefix(Installer.stagingPrefix) || name.hasPrefix(Installer.oldPrefix)
+            || name.hasPrefix(Installer.replacingPrefix)
             || name.hasPrefix(".\(Installer.recordName).tmp-") {
             try removeTree(product, name: name)
         }
