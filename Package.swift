@@ -23,10 +23,12 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        // Linux calls Glibc's Swift module leaves out (syncfs, renameat2, O_TMPFILE).
+        .systemLibrary(name: "CSyscalls"),
         .target(
             name: "PkgKit",
             dependencies: [
-                "CArchive", "CXML2", "CZlib",
+                "CArchive", "CXML2", "CZlib", "CSyscalls",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),

@@ -1,3 +1,6 @@
+#if os(Linux)
+internal import CSyscalls
+#endif
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -23,8 +26,7 @@ final class AtomicFile {
         self.destination = destination
         let directory = AtomicFile.directory(of: destination)
         #if os(Linux)
-        // Glibc's O_TMPFILE is a macro Swift cannot import: __O_TMPFILE (020000000) | O_DIRECTORY.
-        let unnamed = open(directory, 0o20000000 | O_DIRECTORY | O_WRONLY | O_CLOEXEC, 0o644)
+        let unnamed = open(directory, CSyscalls_O_TMPFILE | O_WRONLY | O_CLOEXEC, 0o644)
         if unnamed >= 0 {
             fchmod(unnamed, 0o644)
             output = FileOutput(descriptor: unnamed, path: destination)

@@ -1,3 +1,6 @@
+#if os(Linux)
+internal import CSyscalls
+#endif
 import Crypto
 #if canImport(Glibc)
 import Glibc
@@ -22,8 +25,7 @@ final class FileOutput {
     /// A file with no name in `directory`, gone when closed: scratch space that a crash cannot leave behind.
     static func anonymous(in directory: String) throws -> FileOutput {
         #if os(Linux)
-        // Glibc's O_TMPFILE is a macro Swift cannot import: __O_TMPFILE (020000000) | O_DIRECTORY.
-        let fd = open(directory, 0o20000000 | O_DIRECTORY | O_RDWR | O_CLOEXEC, 0o600)
+        let fd = open(directory, CSyscalls_O_TMPFILE | O_RDWR | O_CLOEXEC, 0o600)
         if fd >= 0 { return FileOutput(descriptor: fd, path: directory) }
         #endif
         var template = Array((directory + "/.pkgtool-scratch-XXXXXX").utf8CString)
