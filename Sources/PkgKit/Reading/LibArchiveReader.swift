@@ -16,6 +16,7 @@ public final class LibArchiveReader: PackageReader {
     private let handle: OpaquePointer
     private var entryPointer: OpaquePointer?
     private var currentPath: String?
+    private var currentRawPath: String?
     private var declared: Int64?
     private var delivered: Int64 = 0
     private var pending: UnsafeRawBufferPointer?
@@ -121,6 +122,7 @@ public final class LibArchiveReader: PackageReader {
         }
         let path = ArchivePath(raw: rawBytes)
         currentPath = path.description
+        currentRawPath = path.string
         let type = UInt32(archive_entry_filetype(entry))
         let mode = UInt32(archive_entry_perm(entry))
         declared = archive_entry_size_is_set(entry) != 0 ? archive_entry_size(entry) : nil
@@ -171,7 +173,11 @@ public final class LibArchiveReader: PackageReader {
             }
             if status < ARCHIVE_OK {
                 entryEnded = true
-                throw Self.failure(Self.message(handle), path: currentPath)
+                let message = Self.message(handle)
+                if message.lowercased().contains("truncated"), case .duplicateEntry = streamEndedEarly() {
+                    throw streamEndedEarly()
+                }
+                throw Self.failure(message, path: currentPath)
             }
             if size == 0 {
                 // libarchive 3.6.2's xar reader spins on OK + 0 bytes when a zlib stream ends
@@ -179,7 +185,7 @@ public final class LibArchiveReader: PackageReader {
                 zeroBlocks += 1
                 if zeroBlocks > 16 {
                     entryEnded = true
-                    throw ReadError.unreadable(path: currentPath, "the compressed data ends before its declared length")
+                    throw streamEndedEarly()
                 }
                 continue
             }
@@ -189,6 +195,16 @@ public final class LibArchiveReader: PackageReader {
             }
             pending = UnsafeRawBufferPointer(start: pointer, count: size)
         }
+    }
+
+    /// A xar entry's zlib data ended before its declared length: two copies of one path merged by
+    /// libarchive's writer, or corruption.
+    private func streamEndedEarly() -> ReadError {
+        if format == .xar, case .file(let archive) = source, let path = currentRawPath,
+           let copies = XarMergedCopies.copies(archive: archive, path: path) {
+            return .duplicateEntry(path: currentPath, "this path was stored \(copies) times in one entry (libarchive's xar writer does this when given a path twice): give each path once and rebuild the package")
+        }
+        return .unreadable(path: currentPath, "the compressed data ends before its declared length: the package is corrupt; rebuild it")
     }
 
     private func updateFormat() {

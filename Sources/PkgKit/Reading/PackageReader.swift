@@ -60,6 +60,9 @@ public enum ReadError: Error, Sendable, Equatable {
     case unreadable(path: String?, String)
     /// A table-of-contents or file checksum did not match (`checksum-mismatch`).
     case checksumMismatch(path: String?, String)
+    /// One entry holds the data of the same path more than once (`duplicate-entry`): what
+    /// libarchive's own xar writer makes of a path given twice.
+    case duplicateEntry(path: String?, String)
     /// The input is missing or the system refused to read it (exit 2).
     case io(path: String, String)
 }

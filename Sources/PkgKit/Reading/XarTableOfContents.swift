@@ -9,12 +9,15 @@ public struct XarTableOfContents: Sendable {
     /// One `<file>` with `<data>`.
     public struct FileData: Sendable {
         public var length: Int64
+        public var offset: Int64 = 0
         public var encoding: String?
         public var checksumStyle: String?
     }
 
     /// The TOC checksum style (`sha1`, `md5`, …).
     public var checksumStyle: String?
+    /// Where the heap starts in the file: every data offset counts from here.
+    public var heapStart: Int64 = 0
     /// Data facts by package path.
     public var files: [String: FileData] = [:]
 
@@ -33,6 +36,7 @@ public struct XarTableOfContents: Sendable {
         }, { _ in 0 }, context, nil, nil, Int32(XML_PARSE_NONET.rawValue)) else { return nil }
         defer { xmlFreeTextReader(reader) }
         var toc = XarTableOfContents()
+        toc.heapStart = 28 + header[8..<16].reduce(Int64(0)) { $0 << 8 | Int64($1) }
         var stack: [String] = []
         var names: [String] = []
         var nameDepths: [Int] = []
@@ -62,6 +66,8 @@ public struct XarTableOfContents: Sendable {
                     if nameDepths.last != fileDepth { names.append(value); nameDepths.append(fileDepth) }
                 } else if currentElement == "length", stack.suffix(2) == ["data", "length"] {
                     current?.length = Int64(text) ?? 0
+                } else if currentElement == "offset", stack.suffix(2) == ["data", "offset"] {
+                    current?.offset = Int64(text) ?? 0
                 }
             case 15: // end element
                 if stack.last == name { stack.removeLast() }

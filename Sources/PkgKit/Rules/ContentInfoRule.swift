@@ -9,7 +9,7 @@ public struct ContentInfoRule: Rule {
         }
         guard let parsed = package.parsedContentInfo else {
             // A package that could not be read at all already says so; do not pile on.
-            if !package.readFailures.isEmpty && package.entries.isEmpty { return [] }
+            if package.stoppedEarly || package.stoppedAtSizeLimit || (!package.readFailures.isEmpty && package.entries.isEmpty) { return [] }
             return [Diagnostic(.missingContentInfo, path: path, "no ContentInfo.plist at the package root: add one with ContentVersion and IAPProductIdentifier")]
         }
         var findings: [Diagnostic] = []

@@ -3,7 +3,7 @@ public struct ContentsRule: Rule {
     public init() {}
     public func check(_ package: PackageFacts, _ context: RuleContext) -> [Diagnostic] {
         if package.entries.contains(where: \.isPayloadFile) { return [] }
-        if !package.readFailures.isEmpty && package.entries.isEmpty { return [] }
+        if package.stoppedEarly || package.stoppedAtSizeLimit || (!package.readFailures.isEmpty && package.entries.isEmpty) { return [] }
         let hasFolder = package.entries.contains { $0.path.string == "Contents" || $0.path.isInsideContents }
         let message = hasFolder
             ? "Contents/ holds no regular file: put the content files in it"

@@ -42,7 +42,9 @@ public struct PackageFacts: Sendable {
     public var contentInfoTooLarge = false
     /// Reading stopped because the data passed the size limit.
     public var stoppedAtSizeLimit = false
-    /// Failures met while reading: `unreadable-archive` and `checksum-mismatch`.
+    /// Reading broke off before the end: what was not read cannot be judged missing.
+    public var stoppedEarly = false
+    /// Failures met while reading: `unreadable-archive`, `checksum-mismatch`, `duplicate-entry`.
     public var readFailures: [Diagnostic] = []
 
     public init() {}

@@ -87,6 +87,6 @@ extension Pkgtool {
 func describe(_ error: ReadError) -> String {
     switch error {
     case .io(let path, let message): return "\(path): \(message)"
-    case .unreadable(let path, let message), .checksumMismatch(let path, let message): return "\(path ?? "package"): \(message)"
+    case .unreadable(let path, let message), .checksumMismatch(let path, let message), .duplicateEntry(let path, let message): return "\(path ?? "package"): \(message)"
     }
 }

@@ -1,0 +1,51 @@
+import Foundation
+internal import CZlib
+
+/// Recognises what libarchive's xar writer makes of a path given twice (`bsdtar -cf x.xar a a`):
+/// one `<file>` whose `<length>` counts the compressed data once per copy, while the heap holds
+/// one zlib stream of that size (3.6.2 writes the second copy nowhere, so the archive also looks
+/// truncated). libarchive's reader then spins or reports truncation; pkgtool names the duplicate.
+enum XarMergedCopies {
+    /// The most data examined: the check reads the entry's stored bytes once more.
+    static let maxLength: Int64 = 64 << 20
+
+    /// How many copies the declared length of `path` counts, when it is an exact multiple (≥ 2)
+    /// of the first complete zlib stream stored there; nil when the data is plain corruption.
+    static func copies(archive: String, path: String) -> Int? {
+        guard let toc = XarTableOfContents.read(archive), let data = toc.files[path],
+              data.encoding == "application/x-gzip", data.length > 0, data.length <= maxLength,
+              let handle = FileHandle(forReadingAtPath: archive) else { return nil }
+        defer { try? handle.close() }
+        do {
+            try handle.seek(toOffset: UInt64(toc.heapStart + data.offset))
+            guard let stored = try handle.read(upToCount: Int(data.length)),
+                  let first = firstStreamLength(stored), first > 0,
+                  data.length % Int64(first) == 0, data.length / Int64(first) >= 2 else { return nil }
+            return Int(data.length / Int64(first))
+        } catch {
+            return nil
+        }
+    }
+
+    /// The compressed length of the complete zlib stream at the start of `bytes`, if there is one.
+    static func firstStreamLength(_ bytes: Data) -> Int? {
+        let output = UnsafeMutablePointer<Bytef>.allocate(capacity: 64 * 1024)
+        defer { output.deallocate() }
+        return bytes.withUnsafeBytes { raw -> Int? in
+            guard let base = raw.baseAddress else { return nil }
+            var stream = z_stream()
+            guard CZlib_inflateInit(&stream) == Z_OK else { return nil }
+            defer { inflateEnd(&stream) }
+            stream.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
+            stream.avail_in = uInt(raw.count)
+            var status: Int32 = Z_OK
+            repeat {
+                stream.next_out = output
+                stream.avail_out = 64 * 1024
+                status = inflate(&stream, Z_NO_FLUSH)
+            } while status == Z_OK
+            guard status == Z_STREAM_END else { return nil }
+            return raw.count - Int(stream.avail_in)
+        }
+    }
+}

@@ -1,0 +1,439 @@
+import Foundation
+import Testing
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// Fault injection for `pkgtool extract`, run against the built binary: SIGKILL at many points of
+/// a large install, two installs racing into one product folder, a read-only Documents folder and
+/// a full file system (both on real tmpfs mounts). After every fault the previous version and its
+/// record must be intact and usable, and no half-written version may be visible.
+
+// MARK: - Helpers
+
+/// A scratch folder that also owns tmpfs mounts made inside it: they are unmounted before the
+/// folder is removed, whatever order the test's locals are released in.
+private final class FaultScratch {
+    let root: String
+    private var mounts: [String] = []
+
+    init() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("pkgtool-fault-\(UUID().uuidString)").path
+        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
+    }
+
+    deinit {
+        for mount in mounts.reversed() { FaultScratch.unmount(mount) }
+        try? FileManager.default.removeItem(atPath: root)
+    }
+
+    func path(_ relative: String) -> String { root + "/" + relative }
+
+    /// Mounts a fresh tmpfs of `size` (as `mount` reads it: "8m") at `relative` and returns its path.
+    func mountTmpfs(_ relative: String, size: String) throws -> String {
+        let point = path(relative)
+        try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)
+        try CommandRunner.shell("mount -t tmpfs -o size=\(size),mode=0755 tmpfs '\(point)'")
+        mounts.append(point)
+        return point
+    }
+
+    /// Unmounts (idempotent; lazy when busy).
+    static func unmount(_ point: String) {
+        if (try? CommandRunner.run("/bin/umount", [point]))?.status != 0 {
+            _ = try? CommandRunner.run("/bin/umount", ["-l", point])
+        }
+    }
+
+    /// Writes a package source folder `src-<name>/Contents/…` and builds `<name>.pkg` from it
+    /// (`--compression none`). Returns (package path, source Contents path).
+    func package(_ name: String, id: String, version: String, files: [String: Data]) throws -> (pkg: String, contents: String) {
+        let source = path("src-" + name)
+        for (relative, data) in files {
+            let file = source + "/Contents/" + relative
+            try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent,
+                                                    withIntermediateDirectories: true)
+            try data.write(to: URL(fileURLWithPath: file))
+        }
+        return try build(name, source: source, id: id, version: version)
+    }
+
+    func build(_ name: String, source: String, id: String, version: String) throws -> (pkg: String, contents: String) {
+        try Data(plist(id: id, version: version).utf8).write(to: URL(fileURLWithPath: source + "/ContentInfo.plist"))
+        let output = path(name + ".pkg")
+        let result = try CommandRunner.pkgtool(["create", source, "--compression", "none", "-o", output])
+        guard result.status == 0 else {
+            throw CommandRunner.ShellError(command: "pkgtool create \(source)", stderr: result.stdout + result.stderr)
+        }
+        return (output, source + "/Contents")
+    }
+}
+
+private func randomData(_ count: Int) -> Data {
+    var generator = SystemRandomNumberGenerator()
+    var data = Data(count: count)
+    data.withUnsafeMutableBytes { raw in
+        let words = raw.bindMemory(to: UInt64.self)
+        for i in 0..<words.count { words[i] = generator.next() }
+        for i in (words.count * 8)..<count { raw[i] = UInt8.random(in: 0...255, using: &generator) }
+    }
+    return data
+}
+
+/// One entry of a tree snapshot.
+private enum FaultEntry: Equatable {
+    case folder
+    case file(Data)
+    case link(String)
+    case other
+}
+
+/// Every path below `root` (relative, `/`-separated) with its bytes, link target or kind.
+/// Links are never followed.
+private func snapshot(_ root: String) -> [String: FaultEntry] {
+    var result: [String: FaultEntry] = [:]
+    func walk(_ dir: String, _ prefix: String) {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
+        for name in names {
+            let full = dir + "/" + name, relative = prefix + name
+            var info = stat()
+            guard lstat(full, &info) == 0 else { result[relative] = .other; continue }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR:
+                result[relative] = .folder
+                walk(full, relative + "/")
+            case S_IFREG:
+                result[relative] = .file((try? Data(contentsOf: URL(fileURLWithPath: full))) ?? Data("<unreadable>".utf8))
+            case S_IFLNK:
+                result[relative] = .link((try? FileManager.default.destinationOfSymbolicLink(atPath: full)) ?? "")
+            default:
+                result[relative] = .other
+            }
+        }
+    }
+    walk(root, "")
+    return result
+}
+
+/// What differs between an installed version folder and the expected tree, as readable lines
+/// (empty when byte-identical). Reads the folder without following links.
+private func differences(_ folder: String, expected: [String: FaultEntry]) -> [String] {
+    var isDir: ObjCBool = false
+    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), isDir.boolValue else {
+        return ["\(folder) is missing"]
+    }
+    let actual = snapshot(folder)
+    var problems: [String] = []
+    for (path, entry) in expected.sorted(by: { $0.key < $1.key }) {
+        guard let found = actual[path] else { problems.append("missing \(path)"); continue }
+        if found != entry {
+            if case .file(let want) = entry, case .file(let got) = found {
+                problems.append("\(path): \(got.count) bytes, expected \(want.count) (or different bytes)")
+            } else {
+                problems.append("\(path): wrong kind")
+            }
+        }
+    }
+    for path in actual.keys.sorted() where expected[path] == nil { problems.append("unexpected \(path)") }
+    return Array(problems.prefix(10)) + (problems.count > 10 ? ["… \(problems.count - 10) more"] : [])
+}
+
+/// The ContentVersion and IAPProductIdentifier the record names, nil when it does not parse.
+private func readRecord(_ productFolder: String) -> (version: String, id: String)? {
+    guard let data = FileManager.default.contents(atPath: productFolder + "/ContentInfo.plist"),
+          let dict = (try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)) as? [String: Any],
+          let version = dict["ContentVersion"] as? String, let id = dict["IAPProductIdentifier"] as? String else {
+        return nil
+    }
+    return (version, id)
+}
+
+private func names(_ folder: String) -> [String] {
+    ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
+}
+
+private func stagingLeftovers(_ productFolder: String) -> [String] {
+    names(productFolder).filter { $0.hasPrefix(".staging-") }
+}
+
+private func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
+
+/// Free bytes of the file system holding `path`.
+private func freeBytes(_ path: String) -> UInt64 {
+    var info = statvfs()
+    guard statvfs(path, &info) == 0 else { return 0 }
+    return UInt64(info.f_bavail) * UInt64(info.f_frsize)
+}
+
+private func now() -> Double { Date().timeIntervalSinceReferenceDate }
+
+/// Starts `pkgtool extract` with output sent to files (or nowhere).
+private func startExtract(_ arguments: [String], output: String? = nil) throws -> Process {
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: CommandRunner.pkgtool)
+    process.arguments = ["extract"] + arguments
+    process.standardInput = FileHandle.nullDevice
+    if let output {
+        FileManager.default.createFile(atPath: output, contents: nil)
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
+        process.standardOutput = handle
+        process.standardError = handle
+    } else {
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+    }
+    try process.run()
+    return process
+}
+
+// MARK: - Tests
+
+@Suite struct ExtractFaultTests {
+    static let id = "com.example.faults"
+
+    /// SIGKILL a 250 MB install at many points: the record always names a complete version,
+    /// 1.0 is never touched, no incomplete 2.0 is ever visible, and a rerun finishes the job.
+    @Test(.timeLimit(.minutes(3)))
+    func killedAtAnyPointLeavesACompleteVersion() throws {
+        let started = now()
+        let scratch = try FaultScratch()
+        let id = Self.id
+        // Version 1.0: small.
+        var small: [String: Data] = ["readme.txt": Data("version one\n".utf8), "data/one.bin": randomData(100_000)]
+        for i in 0..<50 { small["pages/p\(i).txt"] = Data("page \(i) of 1.0\n".utf8) }
+        let v1 = try scratch.package("v1", id: id, version: "1.0", files: small)
+
+        // Version 2.0: 6 × 40 MB of random data plus 3,000 small files (≈ 250 MB), written by head(1).
+        let bigSource = scratch.path("src-v2")
+        try FileManager.default.createDirectory(atPath: bigSource + "/Contents/media", withIntermediateDirectories: true)
+        try CommandRunner.shell("for i in 1 2 3 4 5 6; do head -c 41943040 /dev/urandom > media/big$i.bin; done",
+                                in: URL(fileURLWithPath: bigSource + "/Contents"))
+        for i in 0..<3000 {
+            let file = bigSource + "/Contents/pages/\(i % 30)/p\(i).txt"
+            if i < 30 {
+                try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent,
+                                                        withIntermediateDirectories: true)
+            }
+            try (Data("page \(i) of 2.0\n".utf8) + randomData(i % 700)).write(to: URL(fileURLWithPath: file))
+        }
+        try Data("version two\n".utf8).write(to: URL(fileURLWithPath: bigSource + "/Contents/readme.txt"))
+        let v2 = try scratch.build("v2", source: bigSource, id: id, version: "2.0")
+        let expected1 = snapshot(v1.contents), expected2 = snapshot(v2.contents)
+        let prepared = now()
+
+        let documents = scratch.path("Documents")
+        let product = documents + "/" + id
+        let install1 = try CommandRunner.pkgtool(["extract", v1.pkg, "--documents", documents])
+        try #require(install1.status == 0, "\(install1.stderr)")
+
+        /// The checks after every kill. Returns what the kill left, for the log.
+        func checkState(_ label: String) -> String {
+            let record = readRecord(product)
+            #expect(record != nil, "\(label): the record does not parse")
+            guard let record else { return "record unreadable" }
+            #expect(record.id == id, "\(label): record names product \(record.id)")
+            #expect(record.version == "1.0" || record.version == "2.0", "\(label): record names \(record.version)")
+            // Version 1.0 is never touched, whatever the record says.
+            #expect(differences(product + "/1.0", expected: expected1) == [], "\(label): 1.0 damaged")
+            // A 2.0 folder that exists is complete; the one the record names must exist.
+            if record.version == "2.0" || exists(product + "/2.0") {
+                #expect(differences(product + "/2.0", expected: expected2) == [], "\(label): 2.0 incomplete")
+            }
+            // Nothing else that looks like a version.
+            let unexpected = names(product).filter {
+                !["1.0", "2.0", "ContentInfo.plist", ".lock"].contains($0) && !$0.hasPrefix(".staging-")
+                    && !$0.hasPrefix(".ContentInfo.plist.tmp-")
+            }
+            #expect(unexpected == [], "\(label): unexpected entries \(unexpected)")
+            return "record \(record.version), 2.0 folder \(exists(product + "/2.0") ? "present" : "absent"), "
+                + "\(stagingLeftovers(product).count) staging"
+        }
+
+        /// Back to "1.0 current, no 2.0" through the tool itself; this run also clears leftovers.
+        func reset(_ label: String) throws {
+            let result = try CommandRunner.pkgtool(["extract", v1.pkg, "--documents", documents,
+                                                    "--allow-downgrade", "--keep", "1"])
+            #expect(result.status == 0, "\(label): reset failed: \(result.stderr)")
+            #expect(readRecord(product)?.version == "1.0")
+            #expect(!exists(product + "/2.0"))
+            #expect(stagingLeftovers(product) == [], "\(label): the next run left staging folders")
+        }
+
+        enum Trigger { case after(Double), stagingAppears, afterStaging(Double), versionAppears }
+        let triggers: [(String, Trigger)] = [
+            ("50 ms", .after(0.05)), ("300 ms", .after(0.3)), ("1 s", .after(1)), ("2 s", .after(2)),
+            ("staging + 1 s (writing)", .afterStaging(1)), ("staging + 3 s (writing or flushing)", .afterStaging(3)),
+            ("2.0 appears", .versionAppears), ("staging appears", .stagingAppears),
+        ]
+        var log: [String] = []
+        for (index, (label, trigger)) in triggers.enumerated() {
+            let process = try startExtract([v2.pkg, "--documents", documents])
+            let start = now()
+            var fired = true
+            switch trigger {
+            case .after(let seconds):
+                usleep(useconds_t(seconds * 1_000_000))
+            case .stagingAppears:
+                while process.isRunning, stagingLeftovers(product).isEmpty, now() - start < 60 { }
+                fired = process.isRunning
+            case .afterStaging(let seconds):
+                while process.isRunning, stagingLeftovers(product).isEmpty, now() - start < 60 { }
+                usleep(useconds_t(seconds * 1_000_000))
+                fired = process.isRunning
+            case .versionAppears:
+                while process.isRunning, !exists(product + "/2.0"), now() - start < 60 { }
+                fired = process.isRunning
+            }
+            kill(process.processIdentifier, SIGKILL)
+            process.waitUntilExit()
+            let how = process.terminationReason == .uncaughtSignal ? "killed" : "exited \(process.terminationStatus)"
+            let state = checkState("kill at \(label)")
+            log.append("kill at \(label) (+\(String(format: "%.0f", (now() - start) * 1000)) ms, \(fired ? how : "not fired, " + how)): \(state)")
+            if index < triggers.count - 1 { try reset("after kill at \(label)") }
+        }
+        #expect(log.last?.contains("1 staging") == true, "the staging trigger should leave a staging folder: \(log.last ?? "")")
+
+        // A clean rerun finishes the job and clears what the last kill left.
+        let rerunStart = now()
+        let rerun = try CommandRunner.pkgtool(["extract", v2.pkg, "--documents", documents])
+        #expect(rerun.status == 0, "\(rerun.stderr)")
+        #expect(readRecord(product)?.version == "2.0")
+        #expect(differences(product + "/2.0", expected: expected2) == [])
+        #expect(differences(product + "/1.0", expected: expected1) == [])
+        #expect(stagingLeftovers(product) == [])
+        let unexpected = names(product).filter { !["1.0", "2.0", "ContentInfo.plist", ".lock"].contains($0) }
+        #expect(unexpected == [], "leftovers after the rerun: \(unexpected)")
+        print("ExtractFault crash: prepared in \(String(format: "%.1f", prepared - started)) s, "
+              + "clean 250 MB extract \(String(format: "%.1f", now() - rerunStart)) s, total \(String(format: "%.1f", now() - started)) s")
+        for line in log { print("ExtractFault crash: " + line) }
+    }
+
+    /// 1.1 and 1.2 started at the same moment into one Documents folder. The lock serialises them:
+    /// 1.2 always installs; 1.1 installs first or is refused as a downgrade (exit 1). The record
+    /// names 1.2, every version folder is complete, no staging is left.
+    @Test(.timeLimit(.minutes(3)))
+    func concurrentExtractsAreSerialised() throws {
+        let started = now()
+        let scratch = try FaultScratch()
+        let id = Self.id
+        func files(_ tag: String) -> [String: Data] {
+            var result: [String: Data] = ["big/a.bin": randomData(2_000_000), "big/b.bin": randomData(1_500_000),
+                                          "readme.txt": Data("version \(tag)\n".utf8)]
+            for i in 0..<200 { result["pages/p\(i).txt"] = Data("page \(i) of \(tag)\n".utf8) + randomData(i * 3) }
+            return result
+        }
+        let v11 = try scratch.package("v11", id: id, version: "1.1", files: files("1.1"))
+        let v12 = try scratch.package("v12", id: id, version: "1.2", files: files("1.2"))
+        let expected11 = snapshot(v11.contents), expected12 = snapshot(v12.contents)
+        var outcomes: [String] = []
+        for round in 0..<5 {
+            let documents = scratch.path("Documents-\(round)")
+            let product = documents + "/" + id
+            let out11 = scratch.path("out-11-\(round)"), out12 = scratch.path("out-12-\(round)")
+            // Alternate which one is started first.
+            let p11: Process, p12: Process
+            if round % 2 == 0 {
+                p11 = try startExtract([v11.pkg, "--documents", documents], output: out11)
+                p12 = try startExtract([v12.pkg, "--documents", documents], output: out12)
+            } else {
+                p12 = try startExtract([v12.pkg, "--documents", documents], output: out12)
+                p11 = try startExtract([v11.pkg, "--documents", documents], output: out11)
+            }
+            p11.waitUntilExit()
+            p12.waitUntilExit()
+            let text11 = (try? String(contentsOfFile: out11, encoding: .utf8)) ?? ""
+            let text12 = (try? String(contentsOfFile: out12, encoding: .utf8)) ?? ""
+            let label = "round \(round)"
+            #expect(p12.terminationReason == .exit && p12.terminationStatus == 0, "\(label): 1.2 failed: \(text12)")
+            #expect(p11.terminationReason == .exit && [0, 1].contains(p11.terminationStatus), "\(label): 1.1: \(text11)")
+            if p11.terminationStatus == 1 {
+                // Ran second: a downgrade, refused, nothing written.
+                #expect(text11.contains("downgrade"), "\(label): 1.1 exit 1 without a downgrade message: \(text11)")
+                #expect(!exists(product + "/1.1"), "\(label): a refused 1.1 left a folder")
+            } else {
+                #expect(differences(product + "/1.1", expected: expected11) == [], "\(label): 1.1 incomplete")
+            }
+            #expect(readRecord(product)?.version == "1.2", "\(label): record names \(readRecord(product)?.version ?? "nothing")")
+            #expect(differences(product + "/1.2", expected: expected12) == [], "\(label): 1.2 incomplete")
+            let unexpected = names(product).filter { !["1.1", "1.2", "ContentInfo.plist", ".lock"].contains($0) }
+            #expect(unexpected == [], "\(label): leftovers \(unexpected)")
+            outcomes.append(p11.terminationStatus == 0 ? "1.1 then 1.2" : "1.2 then 1.1 refused")
+        }
+        print("ExtractFault concurrent: \(outcomes.joined(separator: "; ")) in \(String(format: "%.1f", now() - started)) s")
+    }
+
+    /// A read-only Documents folder (tmpfs remounted read-only): exit 2, a message naming the
+    /// path and the cause, 1.0 and its record untouched.
+    @Test(.timeLimit(.minutes(3)))
+    func readOnlyDocumentsExitsTwo() throws {
+        let scratch = try FaultScratch()
+        let id = Self.id
+        let v10 = try scratch.package("v10", id: id, version: "1.0", files: ["a.txt": Data("one\n".utf8), "b/c.bin": randomData(10_000)])
+        let v11 = try scratch.package("v11", id: id, version: "1.1", files: ["a.txt": Data("two\n".utf8), "b/c.bin": randomData(20_000)])
+        let mount = try scratch.mountTmpfs("mnt-ro", size: "64m")
+        defer { FaultScratch.unmount(mount) }
+        let documents = mount + "/Documents"
+        let product = documents + "/" + id
+        let first = try CommandRunner.pkgtool(["extract", v10.pkg, "--documents", documents])
+        try #require(first.status == 0, "\(first.stderr)")
+        let expected10 = snapshot(v10.contents)
+        let before = snapshot(product)
+        try CommandRunner.shell("mount -o remount,ro '\(mount)'")
+
+        let result = try CommandRunner.pkgtool(["extract", v11.pkg, "--documents", documents])
+        #expect(result.status == 2, "exit \(result.status): \(result.stdout) \(result.stderr)")
+        #expect(result.stderr.contains(product), "the message should name the path: \(result.stderr)")
+        #expect(result.stderr.contains("Read-only file system"), "the message should give the cause: \(result.stderr)")
+        #expect(snapshot(product) == before, "the product folder changed")
+        #expect(readRecord(product)?.version == "1.0")
+        #expect(differences(product + "/1.0", expected: expected10) == [])
+        #expect(!exists(product + "/1.1"))
+
+        // Also a product that was never installed there: exit 2, nothing created.
+        let other = try scratch.package("other", id: "com.example.other", version: "1.0", files: ["x.txt": Data("x\n".utf8)])
+        let fresh = try CommandRunner.pkgtool(["extract", other.pkg, "--documents", documents])
+        #expect(fresh.status == 2, "exit \(fresh.status): \(fresh.stderr)")
+        #expect(fresh.stderr.contains(documents + "/com.example.other"), "\(fresh.stderr)")
+        #expect(!exists(documents + "/com.example.other"))
+    }
+
+    /// A full file system (8 MB tmpfs, 20 MB payload): exit 2 with "No space left on device",
+    /// 1.0 and its record intact, the staging folder removed and the space given back.
+    @Test(.timeLimit(.minutes(3)))
+    func diskFullExitsTwoAndCleansUp() throws {
+        let scratch = try FaultScratch()
+        let id = Self.id
+        let v10 = try scratch.package("v10", id: id, version: "1.0", files: ["a.txt": Data("one\n".utf8), "b/c.bin": randomData(200_000)])
+        var bigFiles: [String: Data] = ["a.txt": Data("two\n".utf8)]
+        for i in 0..<5 { bigFiles["media/part\(i).bin"] = randomData(4_000_000) }
+        for i in 0..<100 { bigFiles["pages/p\(i).txt"] = Data("page \(i)\n".utf8) }
+        let v11 = try scratch.package("v11", id: id, version: "1.1", files: bigFiles)
+        let mount = try scratch.mountTmpfs("mnt-full", size: "8m")
+        defer { FaultScratch.unmount(mount) }
+        let documents = mount + "/Documents"
+        let product = documents + "/" + id
+        let first = try CommandRunner.pkgtool(["extract", v10.pkg, "--documents", documents])
+        try #require(first.status == 0, "\(first.stderr)")
+        let expected10 = snapshot(v10.contents)
+        let before = snapshot(product)
+        let freeBefore = freeBytes(mount)
+
+        for attempt in 0..<2 {
+            let result = try CommandRunner.pkgtool(["extract", v11.pkg, "--documents", documents])
+            #expect(result.status == 2, "attempt \(attempt): exit \(result.status): \(result.stdout) \(result.stderr)")
+            #expect(result.stderr.contains("No space left on device"), "attempt \(attempt): \(result.stderr)")
+            #expect(result.stderr.contains(product), "attempt \(attempt): the message should name the path: \(result.stderr)")
+            #expect(readRecord(product)?.version == "1.0")
+            #expect(differences(product + "/1.0", expected: expected10) == [])
+            #expect(snapshot(product) == before, "attempt \(attempt): the product folder changed: \(names(product))")
+            #expect(stagingLeftovers(product) == [])
+            #expect(!exists(product + "/1.1"))
+            #expect(freeBytes(mount) == freeBefore, "attempt \(attempt): \(freeBefore) bytes free before, \(freeBytes(mount)) after")
+        }
+        // The same tool still works on that file system once the version fits.
+        let v12 = try scratch.package("v12", id: id, version: "1.2", files: ["a.txt": Data("three\n".utf8)])
+        let fits = try CommandRunner.pkgtool(["extract", v12.pkg, "--documents", documents])
+        #expect(fits.status == 0, "\(fits.stderr)")
+        #expect(readRecord(product)?.version == "1.2")
+    }
+}
