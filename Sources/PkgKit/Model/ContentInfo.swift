@@ -45,6 +45,12 @@ public struct ParsedContentInfo: Sendable, Equatable {
 
     /// Reads an XML or binary property list.
     public init(data: Data) {
+        // Foundation's parser is only asked about data that can be a plist at all: it is slow
+        // to fail, and leaks a little on each failure, which adds up under a fuzzer or a server.
+        guard Self.mayBePropertyList(data) else {
+            invalidReason = "does not parse as a property list: write it as an XML or binary plist"
+            return
+        }
         let object: Any
         do {
             object = try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
@@ -66,6 +72,17 @@ public struct ParsedContentInfo: Sendable, Equatable {
             invalidReason = "key \(wrongTypes.joined(separator: " and ")) must be a <string>"
         }
         unknownKeys = dictionary.keys.filter { !ContentInfo.knownKeys.contains($0) }.sorted()
+    }
+
+    /// A binary plist starts with `bplist`; an XML one (after an optional BOM and white space)
+    /// with `<`.
+    /// XML must also be well-formed, which libxml2 checks without leaking.
+    static func mayBePropertyList(_ data: Data) -> Bool {
+        if data.starts(with: Array("bplist".utf8)) { return true }
+        var bytes = data[...]
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }
+        let first = bytes.first { ![0x20, 0x09, 0x0A, 0x0D].contains($0) }
+        return first == UInt8(ascii: "<") && XMLWellFormedness.isWellFormed(data)
     }
 
     /// The two keys when both are present as strings.

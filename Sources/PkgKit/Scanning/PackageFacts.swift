@@ -37,7 +37,12 @@ public struct PackageFacts: Sendable {
     /// Every entry in the order read.
     public var entries: [EntryFacts] = []
     /// The bytes of the root ContentInfo.plist when present and not over the size bound.
-    public var contentInfoData: Data?
+    public var contentInfoData: Data? {
+        // Parsed once here: every rule asks for the keys.
+        didSet { parsedContentInfo = contentInfoData.map { ParsedContentInfo(data: $0) } }
+    }
+    /// The plist's keys, when one was found.
+    public private(set) var parsedContentInfo: ParsedContentInfo?
     /// Set when ContentInfo.plist was larger than `PackageLimits.maxContentInfoBytes`.
     public var contentInfoTooLarge = false
     /// Reading stopped because the data passed the size limit.
@@ -54,8 +59,4 @@ public struct PackageFacts: Sendable {
     /// Sum of the sizes of the regular files under `Contents/`.
     public var payloadBytes: Int64 { entries.lazy.filter(\.isPayloadFile).reduce(0) { $0 + $1.size } }
 
-    /// The plist's keys, when one was found.
-    public var parsedContentInfo: ParsedContentInfo? {
-        contentInfoData.map { ParsedContentInfo(data: $0) }
-    }
 }
