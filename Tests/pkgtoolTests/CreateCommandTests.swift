@@ -208,4 +208,19 @@ import Testing
         #expect(result.status == 0)
         #expect(result.stdout.isEmpty && result.stderr.isEmpty)
     }
+
+    @Test func levelTradesSizeForSpeed() throws {
+        let scratch = try Scratch()
+        var lines = ""
+        for index in 0..<20_000 { lines += "record \(index), value \(index * 7919 % 1000), name item-\(index % 97)\n" }
+        let source = try scratch.content("src", files: ["data.csv": lines])
+        var sizes: [Int] = []
+        for level in ["1", "9"] {
+            let result = try CommandRunner.pkgtool(["create", source, "--level", level, "-o", scratch.path("l\(level).pkg"), "--json"])
+            #expect(result.status == 0)
+            sizes.append(result.json["archiveBytes"] as? Int ?? 0)
+        }
+        #expect(sizes[1] < sizes[0], "level 9 should be smaller than level 1: \(sizes)")
+        try CommandRunner.shell("mkdir x && bsdtar -xf l1.pkg -C x && diff -r x src", in: scratch.url)
+    }
 }

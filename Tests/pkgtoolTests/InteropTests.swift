@@ -84,4 +84,31 @@ import Testing
         #expect(found.contains { $0 == ("duplicate-entry", "Contents/a.txt") }, "\(found)")
         #expect(!found.contains { $0.0 == "missing-contents" })
     }
+
+    /// Archives from other writers than libarchive: Python's zipfile and tarfile.
+    @Test func packagesMadeByPythonValidate() throws {
+        let scratch = try Scratch()
+        try scratch.content("src", id: "com.example.python", version: "3.0", files: ["a.txt": "aaaa", "d/b.txt": "bb", "d/e/c.txt": "c"])
+        try CommandRunner.shell("""
+            python3 - <<'PY'
+            import os, tarfile, zipfile
+            os.chdir("src")
+            names = ["ContentInfo.plist", "Contents", "Contents/a.txt", "Contents/d", "Contents/d/b.txt", "Contents/d/e", "Contents/d/e/c.txt"]
+            with zipfile.ZipFile("../py.pkg", "w", zipfile.ZIP_DEFLATED) as z:
+                for n in names:
+                    z.write(n)
+            with tarfile.open("../py-tar.pkg", "w:gz", format=tarfile.GNU_FORMAT) as t:
+                for n in names:
+                    t.add(n, recursive=False)
+            PY
+            """, in: scratch.url)
+        for name in ["py.pkg", "py-tar.pkg"] {
+            let result = try CommandRunner.pkgtool(["validate", scratch.path(name), "--json"])
+            #expect(result.status == 0, "\(name): \(result.stdout)")
+            let package = (result.json["packages"] as? [[String: Any]])?.first ?? [:]
+            #expect(package["productIdentifier"] as? String == "com.example.python")
+            #expect(package["fileCount"] as? Int == 3)
+            #expect(package["payloadBytes"] as? Int == 7)
+        }
+    }
 }
