@@ -1,0 +1,62 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Small checked wrappers over the descriptor calls the installer makes.
+func check(_ result: Int32, _ path: String) throws {
+    if result != 0 { throw InstallError.io(path: path, errnoText()) }
+}
+
+func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+    var offset = 0
+    while offset < bytes.count {
+        let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
+        if written < 0 {
+            if errno == EINTR { continue }
+            throw InstallError.io(path: path, errnoText())
+        }
+        offset += written
+    }
+}
+
+/// The entry names in a folder, `.` and `..` left out.
+func listNames(_ dir: Int32, path: String) throws -> [String] {
+    let fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+    guard fd >= 0, let stream = fdopendir(fd) else {
+        if fd >= 0 { close(fd) }
+        throw InstallError.io(path: path, errnoText())
+    }
+    defer { closedir(stream) }
+    var names: [String] = []
+    while let entry = readdir(stream) {
+        let name = withUnsafePointer(to: &entry.pointee.d_name) {
+            $0.withMemoryRebound(to: CChar.self, capacity: 256) { String(cString: $0) }
+        }
+        if name != "." && name != ".." { names.append(name) }
+    }
+    return names
+}
+
+/// Removes `name` in `dir` and everything below it, never following a link.
+func removeTree(_ dir: Int32, name: String) throws {
+    var info = stat()
+    guard fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
+        if errno == ENOENT { return }
+        throw InstallError.io(path: name, errnoText())
+    }
+    if info.st_mode & S_IFMT == S_IFDIR {
+        let child = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard child >= 0 else { throw InstallError.io(path: name, errnoText()) }
+        defer { close(child) }
+        for inner in try listNames(child, path: name) { try removeTree(child, name: inner) }
+        try check(unlinkat(dir, name, AT_REMOVEDIR), name)
+    } else {
+        try check(unlinkat(dir, name, 0), name)
+    }
+}
+
+func randomSuffix() -> String {
+    (0..<12).map { _ in String("0123456789abcdefghijklmnopqrstuvwxyz".randomElement()!) }.joined()
+}

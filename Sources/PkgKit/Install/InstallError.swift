@@ -1,0 +1,18 @@
+/// Why an install could not be done (exit status 2). The previous version and its record are
+/// intact whenever this is thrown.
+public enum InstallError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// A system call failed (read-only folder, disk full, …).
+    case io(path: String, String)
+    /// The destination is not safe to write into (a symbolic link where a folder must be).
+    case unsafeDestination(path: String, String)
+    /// The package's data differed on the second read from what validation saw, or passed the size limit.
+    case packageChanged(String)
+
+    public var description: String {
+        switch self {
+        case .io(let path, let message): return "\(path): \(message)"
+        case .unsafeDestination(let path, let message): return "\(path): \(message)"
+        case .packageChanged(let message): return message
+        }
+    }
+}

@@ -1,0 +1,38 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// What `Installer.install` did.
+public enum InstallStatus: String, Sendable, Codable {
+    /// A version folder was written (or the record now points at an identical one).
+    case installed
+    /// The same version with the same files was already current: nothing was written.
+    case unchanged
+    /// The package is invalid, or the install was refused (see the diagnostics).
+    case refused
+}
+
+/// The options of one install (the flags of `pkgtool extract`).
+public struct InstallOptions: Sendable {
+    /// `--product-id`: the IAPProductIdentifier the package must have.
+    public var expectedProductIdentifier: String?
+    /// The size limits (`--max-size`).
+    public var limits: PackageLimits
+    /// `--keep N`: afterwards keep the current version plus the newest N − 1 others. nil keeps all.
+    public var keep: Int?
+    /// `--allow-downgrade`: install a version lower than the current one.
+    public var allowDowngrade: Bool
+    /// `--force`: replace an installed folder of the same version whose files differ.
+    public var force: Bool
+
+    public init(expectedProductIdentifier: String? = nil, limits: PackageLimits = PackageLimits(),
+                keep: Int? = nil, allowDowngrade: Bool = false, force: Bool = false) {
+        self.expectedProductIdentifier = expectedProductIdentifier
+        self.limits = limits
+        self.keep = keep
+        self.allowDowngrade = allowDowngrade
+        self.force = force
+    }
+}
