@@ -10,15 +10,7 @@ func check(_ result: Int32, _ path: String) throws {
 }
 
 func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
-    var offset = 0
-    while offset < bytes.count {
-        let written = write(fd, bytes.baseAddress! + offset, bytes.count - offset)
-        if written < 0 {
-            if errno == EINTR { continue }
-            throw InstallError.io(path: path, errnoText())
-        }
-        offset += written
-    }
+    guard writeFully(fd, bytes) else { throw InstallError.io(path: path, errnoText()) }
 }
 
 /// The entry names in a folder, `.` and `..` left out.

@@ -15,3 +15,18 @@ extension Array where Element == UInt8 {
         }
     }
 }
+
+/// Writes every byte of `bytes` to `descriptor`, resuming after short writes and signals.
+/// Returns false with `errno` set when the system refuses (disk full, I/O error).
+func writeFully(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+    var offset = 0
+    while offset < bytes.count {
+        let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
+        if written < 0 {
+            if errno == EINTR { continue }
+            return false
+        }
+        offset += written
+    }
+    return true
+}

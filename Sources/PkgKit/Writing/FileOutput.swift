@@ -39,15 +39,7 @@ final class FileOutput {
     /// Writes every byte of `bytes`.
     func write(_ bytes: UnsafeRawBufferPointer) throws {
         sha256?.update(bufferPointer: bytes)
-        var offset = 0
-        while offset < bytes.count {
-            let written = systemWrite(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-            if written < 0 {
-                if errno == EINTR { continue }
-                throw WriteError.io(path: path, errnoText())
-            }
-            offset += written
-        }
+        guard writeFully(descriptor, bytes) else { throw WriteError.io(path: path, errnoText()) }
         position += Int64(bytes.count)
     }
 
@@ -76,9 +68,4 @@ final class FileOutput {
     func sync() throws {
         guard fsync(descriptor) == 0 else { throw WriteError.io(path: path, errnoText()) }
     }
-}
-
-/// `write(2)`, reachable from inside `FileOutput`, whose own `write` methods shadow it.
-private func systemWrite(_ descriptor: Int32, _ bytes: UnsafeRawPointer, _ count: Int) -> Int {
-    write(descriptor, bytes, count)
 }
