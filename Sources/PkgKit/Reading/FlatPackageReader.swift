@@ -8,6 +8,7 @@ public final class FlatPackageReader: PackageReader {
     private var byteSource: ArchiveByteSource?
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
     private var finished = false
+    private var pendingMember: ArchiveEntry?
 
     /// True when a member at `path` is a component package's Payload.
     static func isPayload(_ path: ArchivePath) -> Bool {
@@ -15,15 +16,21 @@ public final class FlatPackageReader: PackageReader {
         return (parts.count == 1 && parts[0] == "Payload") || (parts.count == 2 && parts[0].hasSuffix(".pkg") && parts[1] == "Payload")
     }
 
-    /// True when the member names say this xar is an installer package rather than content.
-    static func looksLikeFlatPackage(_ paths: [ArchivePath]) -> Bool {
-        let names = Set(paths.map(\.string))
-        return paths.contains(where: isPayload) && !names.contains(ContentInfo.fileName)
+    /// Top-level member names that only installer packages have.
+    static let installerMembers: Set<String> = ["Distribution", "Resources", "PackageInfo", "Bom", "Payload", "Scripts"]
+
+    /// True when the first member of a xar says it is an installer package rather than content
+    /// (whose first member is ContentInfo.plist or Contents). Deciding on the first member lets a
+    /// package be read in one pass: libarchive parses the whole TOC before the first member.
+    static func startsInstallerPackage(_ first: ArchivePath) -> Bool {
+        let top = first.topLevel
+        return installerMembers.contains(top) || top.hasSuffix(".pkg")
     }
 
-    /// Opens the flat package at `path`.
-    public init(path: String) throws {
-        outer = try LibArchiveReader(path: path)
+    /// Reads on from `outer`, whose current member is `current`.
+    init(outer: LibArchiveReader, current: ArchiveEntry) {
+        self.outer = outer
+        self.pendingMember = current
     }
 
     deinit { buffer.deallocate() }
@@ -31,7 +38,7 @@ public final class FlatPackageReader: PackageReader {
     public func nextEntry() throws -> ArchiveEntry? {
         if finished { return nil }
         if inner == nil {
-            while let member = try outer.nextEntry() {
+            while let member = try pendingMember.take() ?? outer.nextEntry() {
                 guard Self.isPayload(member.path) else { continue }
                 let source = ArchiveByteSource { [outer, buffer] in
                     let count = try outer.readData(into: buffer)

@@ -34,28 +34,25 @@ public enum PackageOpener {
             facts.readFailures.append(Diagnostic(.unreadableArchive, path: nil, "the file is empty: it is not a package"))
             return Opened(reader: EmptyReader(), facts: facts)
         }
-        if magic == Array("xar!".utf8), try isFlatPackage(path) {
-            facts.format = .flatPackage
-            return Opened(reader: try FlatPackageReader(path: path), facts: facts)
-        }
+        let reader: LibArchiveReader
         do {
-            return Opened(reader: try LibArchiveReader(path: path), facts: facts)
+            reader = try LibArchiveReader(path: path)
         } catch let ReadError.unreadable(_, message) {
             facts.readFailures.append(Diagnostic(.unreadableArchive, path: nil, message))
             return Opened(reader: EmptyReader(), facts: facts)
         }
-    }
-
-    /// Lists the xar's members (its table of contents only, no data) to tell an installer
-    /// package from a content package.
-    private static func isFlatPackage(_ path: String) throws -> Bool {
-        guard let lister = try? LibArchiveReader(path: path) else { return false }
-        var paths: [ArchivePath] = []
-        while let entry = try? lister.nextEntry() {
-            paths.append(entry.path)
-            if paths.count > 64 { break }
+        guard magic == Array("xar!".utf8) else { return Opened(reader: reader, facts: facts) }
+        // A xar is a content package or an installer package; its first member tells which.
+        do {
+            guard let first = try reader.nextEntry() else { return Opened(reader: reader, facts: facts) }
+            if FlatPackageReader.startsInstallerPackage(first.path) {
+                facts.format = .flatPackage
+                return Opened(reader: FlatPackageReader(outer: reader, current: first), facts: facts)
+            }
+            return Opened(reader: PeekedReader(reader, first: first), facts: facts)
+        } catch let error as ReadError {
+            return Opened(reader: PeekedReader(reader, failure: error), facts: facts)
         }
-        return FlatPackageReader.looksLikeFlatPackage(paths)
     }
 }
 

@@ -1,0 +1,36 @@
+/// A reader whose first entry (or first failure) was already taken to look at, handed back
+/// before the rest: what lets `PackageOpener` tell package kinds apart in a single pass.
+final class PeekedReader: PackageReader {
+    private let inner: PackageReader
+    private var first: ArchiveEntry?
+    private var failure: ReadError?
+
+    init(_ inner: PackageReader, first: ArchiveEntry) {
+        self.inner = inner
+        self.first = first
+    }
+
+    init(_ inner: PackageReader, failure: ReadError) {
+        self.inner = inner
+        self.failure = failure
+    }
+
+    var format: PackageFormat { inner.format }
+    var progress: (done: Int64, total: Int64) { inner.progress }
+
+    func nextEntry() throws -> ArchiveEntry? {
+        if let failure {
+            self.failure = nil
+            throw failure
+        }
+        if let first {
+            self.first = nil
+            return first
+        }
+        return try inner.nextEntry()
+    }
+
+    func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        try inner.readData(into: buffer)
+    }
+}
