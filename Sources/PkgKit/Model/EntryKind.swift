@@ -9,6 +9,20 @@ public enum EntryKind: String, Codable, Sendable {
     case fifo
     case socket
 
+    /// The kind a xar TOC's `<type>` names (unknown types read as files, as libarchive does).
+    public init(xarType: String) {
+        switch xarType {
+        case "directory": self = .directory
+        case "symlink": self = .symlink
+        case "hardlink": self = .hardlink
+        case "fifo": self = .fifo
+        case "character special": self = .characterDevice
+        case "block special": self = .blockDevice
+        case "socket": self = .socket
+        default: self = .file
+        }
+    }
+
     /// Devices, FIFOs and sockets: never allowed in a package.
     public var isSpecial: Bool {
         switch self {

@@ -1,3 +1,5 @@
+import Foundation
+
 /// `inspect`'s report (SPEC section 5).
 public struct InspectReport: Sendable, Codable {
     /// One entry in `--files`.
@@ -33,8 +35,12 @@ public struct InspectReport: Sendable, Codable {
     /// Every entry, with `--files`.
     public var files: [File]?
 
-    /// Reads `path`: headers only, unless `withFiles` asks for every file's sha1.
+    /// Reads `path`. A xar content package is described from its table of contents alone, as
+    /// `bsdtar -t` would list it (its data is not read, so nothing is verified: that is
+    /// `validate`'s work); other packages are scanned, headers only unless `withFiles` asks for
+    /// every file's sha1.
     public static func make(_ path: String, limits: PackageLimits = PackageLimits(), withFiles: Bool) throws -> InspectReport {
+        if let report = fromXarTableOfContents(path, withFiles: withFiles) { return report }
         var opened = try PackageOpener.open(path, limits: limits)
         try PackageScanner(limits: limits, depth: withFiles ? .full : .headers).scan(opened.reader, into: &opened.facts)
         let facts = opened.facts
@@ -42,19 +48,13 @@ public struct InspectReport: Sendable, Codable {
         var report = InspectReport(path: path, format: facts.format, productIdentifier: info?.productIdentifier,
                                    contentVersion: info?.contentVersion, compression: nil, checksum: nil,
                                    fileCount: facts.fileCount, payloadBytes: facts.payloadBytes, archiveBytes: facts.archiveBytes)
-        let toc = facts.format == .xar ? XarTableOfContents.read(path) : nil
         switch facts.format {
-        case .xar:
-            let encodings = Set((toc?.files.values.map { $0.encoding ?? "application/octet-stream" }) ?? [])
-            let names = encodings.map { $0 == "application/x-gzip" ? "zlib" : $0 == "application/octet-stream" ? "stored" : $0 }
-            report.compression = names.count > 1 ? "mixed (" + names.sorted().joined(separator: ", ") + ")" : names.first ?? "stored"
-            report.checksum = toc?.checksumStyle
+        case .xar, .flatPackage:
+            report.compression = facts.format == .flatPackage ? "gzip (cpio payload)" : nil
+            report.checksum = XarTableOfContents.read(path)?.checksumStyle
         case .zip:
             report.compression = "zip"
             report.checksum = "crc32"
-        case .flatPackage:
-            report.compression = "gzip (cpio payload)"
-            report.checksum = toc?.checksumStyle ?? "sha1"
         case .tar:
             report.compression = "tar"
             report.checksum = "none"
@@ -63,9 +63,44 @@ public struct InspectReport: Sendable, Codable {
             report.checksum = "none"
         }
         if withFiles {
-            report.files = facts.entries.map { entry in
-                let stored = toc?.files[entry.path.string].map(\.length) ?? (entry.kind == .file && facts.format != .zip ? (toc == nil ? nil : 0) : nil)
-                return File(path: entry.path.string, type: entry.kind, size: entry.size, storedSize: stored, sha1: entry.sha1)
+            report.files = facts.entries.map { File(path: $0.path.string, type: $0.kind, size: $0.size, storedSize: nil, sha1: $0.sha1) }
+        }
+        return report
+    }
+
+    /// The sha1 of no bytes, which xar writers leave out of the TOC for empty files.
+    static let emptySHA1 = "da39a3ee5e6b4b0d3255bfef95601890afd80709"
+
+    /// The report from a xar content package's TOC, or nil when the TOC cannot answer (not a xar,
+    /// an installer package, or `--files` without sha1 checksums in the TOC).
+    static func fromXarTableOfContents(_ path: String, withFiles: Bool) -> InspectReport? {
+        guard let toc = XarTableOfContents.read(path), let first = toc.entries.first,
+              !FlatPackageReader.startsInstallerPackage(ArchivePath(first.path)) else { return nil }
+        let files = toc.entries.filter { $0.type == "file" }
+        if withFiles, files.contains(where: { ($0.size ?? 0) > 0 && ($0.extractedStyle?.lowercased() != "sha1" || $0.extractedChecksum == nil) }) {
+            return nil
+        }
+        var info: ParsedContentInfo?
+        if let plist = files.first(where: { ArchivePath($0.path).string == ContentInfo.fileName }) {
+            guard let data = XarEntryData.read(plist, from: path, heapStart: toc.heapStart, limit: PackageLimits.maxContentInfoBytes) else { return nil }
+            info = ParsedContentInfo(data: data)
+        }
+        let payload = files.filter { ArchivePath($0.path).isInsideContents }
+        var archiveBytes: Int64?
+        if let attributes = try? FileManager.default.attributesOfItem(atPath: path) { archiveBytes = (attributes[.size] as? NSNumber)?.int64Value }
+        let encodings = Set(files.filter { ($0.length ?? 0) > 0 }.map { $0.encoding ?? "application/octet-stream" })
+        let names = encodings.map { $0 == "application/x-gzip" ? "zlib" : $0 == "application/octet-stream" ? "stored" : $0 }.sorted()
+        var report = InspectReport(path: path, format: .xar, productIdentifier: info?.productIdentifier, contentVersion: info?.contentVersion,
+                                   compression: names.count > 1 ? "mixed (" + names.joined(separator: ", ") + ")" : names.first ?? "stored",
+                                   checksum: toc.checksumStyle, fileCount: payload.count,
+                                   payloadBytes: payload.reduce(0) { $0 + ($1.size ?? 0) }, archiveBytes: archiveBytes)
+        if withFiles {
+            report.files = toc.entries.map { entry in
+                let kind = EntryKind(xarType: entry.type)
+                let isFile = kind == .file
+                return File(path: ArchivePath(entry.path).string, type: kind, size: isFile ? entry.size ?? 0 : 0,
+                            storedSize: isFile ? entry.length ?? 0 : nil,
+                            sha1: isFile ? (entry.extractedChecksum ?? emptySHA1) : nil)
             }
         }
         return report

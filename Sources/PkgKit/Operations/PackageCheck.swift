@@ -9,9 +9,11 @@ public struct PackageCheck: Sendable {
     public var diagnostics: [Diagnostic]
 
     /// Scans `path` and judges it. Throws only when the input cannot be read at all (exit 2).
-    public static func run(_ path: String, context: RuleContext, progress: ((Int64, Int64) -> Void)? = nil) throws -> PackageCheck {
+    /// `digests: false` skips computing each file's sha1 when nothing will compare contents.
+    public static func run(_ path: String, context: RuleContext, digests: Bool = true,
+                           progress: ((Int64, Int64) -> Void)? = nil) throws -> PackageCheck {
         var opened = try PackageOpener.open(path, limits: context.limits)
-        let scanner = PackageScanner(limits: context.limits, depth: .full, progress: progress)
+        let scanner = PackageScanner(limits: context.limits, depth: .full, digests: digests, progress: progress)
         try scanner.scan(opened.reader, into: &opened.facts)
         return PackageCheck(path: path, facts: opened.facts, diagnostics: Rules.check(opened.facts, context))
     }

@@ -12,16 +12,17 @@ enum XarMergedCopies {
     /// How many copies the declared length of `path` counts, when it is an exact multiple (≥ 2)
     /// of the first complete zlib stream stored there; nil when the data is plain corruption.
     static func copies(archive: String, path: String) -> Int? {
-        guard let toc = XarTableOfContents.read(archive), let data = toc.files[path],
-              data.encoding == "application/x-gzip", data.length > 0, data.length <= maxLength,
+        guard let toc = XarTableOfContents.read(archive), let data = toc.entry(path),
+              data.encoding == "application/x-gzip", let length = data.length, let offset = data.offset,
+              length > 0, length <= maxLength,
               let handle = FileHandle(forReadingAtPath: archive) else { return nil }
         defer { try? handle.close() }
         do {
-            try handle.seek(toOffset: UInt64(toc.heapStart + data.offset))
-            guard let stored = try handle.read(upToCount: Int(data.length)),
+            try handle.seek(toOffset: UInt64(toc.heapStart + offset))
+            guard let stored = try handle.read(upToCount: Int(length)),
                   let first = firstStreamLength(stored), first > 0,
-                  data.length % Int64(first) == 0, data.length / Int64(first) >= 2 else { return nil }
-            return Int(data.length / Int64(first))
+                  length % Int64(first) == 0, length / Int64(first) >= 2 else { return nil }
+            return Int(length / Int64(first))
         } catch {
             return nil
         }

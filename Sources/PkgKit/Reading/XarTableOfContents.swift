@@ -2,27 +2,49 @@ import Foundation
 internal import CXML2
 internal import CZlib
 
-/// The parts of a xar table of contents that libarchive does not expose: each file's stored
-/// length, encoding and checksum style. Read with libxml2's streaming reader straight from the
-/// inflating TOC, so the XML is never held whole.
+/// A xar table of contents as data: every `<file>` with the facts libarchive does not expose
+/// (stored length, heap offset, encoding, checksums). Read with libxml2's streaming reader
+/// straight from the inflating TOC, so the XML is never held whole.
 public struct XarTableOfContents: Sendable {
-    /// One `<file>` with `<data>`.
-    public struct FileData: Sendable {
-        public var length: Int64
-        public var offset: Int64 = 0
+    /// One `<file>` element.
+    public struct Entry: Sendable {
+        /// The full path, components joined with `/`.
+        public var path = ""
+        /// The xar type (`file`, `directory`, `symlink`, …).
+        public var type = ""
+        /// `<data><size>`: bytes once unpacked.
+        public var size: Int64?
+        /// `<data><length>`: bytes stored in the heap.
+        public var length: Int64?
+        /// `<data><offset>`: where the stored bytes start, from the heap's start.
+        public var offset: Int64?
+        /// `<encoding style>`.
         public var encoding: String?
-        public var checksumStyle: String?
+        /// `<extracted-checksum>`'s style and hex digest.
+        public var extractedStyle: String?
+        public var extractedChecksum: String?
     }
 
     /// The TOC checksum style (`sha1`, `md5`, …).
     public var checksumStyle: String?
     /// Where the heap starts in the file: every data offset counts from here.
     public var heapStart: Int64 = 0
-    /// Data facts by package path.
-    public var files: [String: FileData] = [:]
+    /// Every `<file>`, parents before their children, in document order.
+    public var entries: [Entry] = []
 
     /// The most TOC XML read, whatever the header claims.
     static let maxTOCBytes: Int64 = 512 << 20
+    /// The most `<file>` elements accepted.
+    static let maxEntries = 1_000_000
+    /// The deepest element nesting accepted.
+    static let maxDepth = 600
+
+    /// The entry at `path`, if any.
+    public func entry(_ path: String) -> Entry? { entries.first { $0.path == path } }
+
+    private enum Element {
+        case file, name, type, data, length, offset, size, encoding, extractedChecksum, checksum, other
+    }
 
     /// Reads the TOC of the xar at `path`, or returns nil when it is not a readable xar.
     public static func read(_ path: String) -> XarTableOfContents? {
@@ -33,59 +55,90 @@ public struct XarTableOfContents: Sendable {
         let context = Unmanaged.passUnretained(source).toOpaque()
         guard let reader = xmlReaderForIO({ context, buffer, length in
             Unmanaged<InflatingSource>.fromOpaque(context!).takeUnretainedValue().read(buffer!, Int(length))
-        }, { _ in 0 }, context, nil, nil, Int32(XML_PARSE_NONET.rawValue)) else { return nil }
+        }, { _ in 0 }, context, nil, nil, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)) else { return nil }
         defer { xmlFreeTextReader(reader) }
         var toc = XarTableOfContents()
         toc.heapStart = 28 + header[8..<16].reduce(Int64(0)) { $0 << 8 | Int64($1) }
-        var stack: [String] = []
-        var names: [String] = []
-        var nameDepths: [Int] = []
-        var current: FileData?
-        var currentElement = ""
-        var pendingNameBase64 = false
+        var elements: [Element] = []
+        var open: [Int] = []          // indices in `entries` of the open <file> elements
+        var named: Set<Int> = []      // entries whose first <name> was read
+        var base64Name = false
         while xmlTextReaderRead(reader) == 1 {
-            let type = xmlTextReaderNodeType(reader)
-            let name = xmlTextReaderConstLocalName(reader).map { String(cString: $0) } ?? ""
-            switch type {
-            case 1: // element
-                let empty = xmlTextReaderIsEmptyElement(reader) == 1
-                currentElement = name
-                if name == "file" { current = FileData(length: 0) }
-                if name == "checksum" && stack == ["xar", "toc"] { toc.checksumStyle = attribute(reader, "style") }
-                if name == "encoding" { current?.encoding = attribute(reader, "style") }
-                if name == "extracted-checksum" { current?.checksumStyle = attribute(reader, "style") }
-                if name == "name" { pendingNameBase64 = attribute(reader, "enctype") == "base64" }
-                if !empty { stack.append(name) }
-            case 3, 4: // text
+            switch xmlTextReaderNodeType(reader) {
+            case 1: // element start
+                let element = classify(xmlTextReaderConstLocalName(reader), inside: elements.last)
+                switch element {
+                case .file:
+                    guard toc.entries.count < maxEntries else { return nil }
+                    toc.entries.append(Entry())
+                    open.append(toc.entries.count - 1)
+                case .name:
+                    base64Name = attribute(reader, "enctype") == "base64"
+                case .encoding:
+                    if let index = open.last { toc.entries[index].encoding = attribute(reader, "style") }
+                case .extractedChecksum:
+                    if let index = open.last { toc.entries[index].extractedStyle = attribute(reader, "style") }
+                case .checksum where open.isEmpty:
+                    toc.checksumStyle = attribute(reader, "style")
+                default:
+                    break
+                }
+                if xmlTextReaderIsEmptyElement(reader) == 1 {
+                    if element == .file { open.removeLast() }
+                } else {
+                    elements.append(element)
+                    guard elements.count < maxDepth else { return nil }
+                }
+            case 3, 4: // text, CDATA
+                guard let index = open.last, let top = elements.last else { continue }
                 let text = xmlTextReaderConstValue(reader).map { String(cString: $0) } ?? ""
-                if currentElement == "name", stack.last == "name" {
-                    var value = text
-                    if pendingNameBase64, let data = Data(base64Encoded: text) { value = String(decoding: data, as: UTF8.self) }
-                    // A name counts once per <file>: libarchive 3.6.2 joins repeated names.
-                    let fileDepth = stack.filter { $0 == "file" }.count
-                    if nameDepths.last != fileDepth { names.append(value); nameDepths.append(fileDepth) }
-                } else if currentElement == "length", stack.suffix(2) == ["data", "length"] {
-                    current?.length = Int64(text) ?? 0
-                } else if currentElement == "offset", stack.suffix(2) == ["data", "offset"] {
-                    current?.offset = Int64(text) ?? 0
+                switch top {
+                case .name:
+                    // libarchive 3.6.2 joins repeated <name>s; real packages repeat them. The first counts.
+                    guard named.insert(index).inserted else { continue }
+                    var name = text
+                    if base64Name, let data = Data(base64Encoded: text) { name = String(decoding: data, as: UTF8.self) }
+                    let parent = open.count > 1 ? toc.entries[open[open.count - 2]].path : ""
+                    toc.entries[index].path = parent.isEmpty ? name : parent + "/" + name
+                case .type: toc.entries[index].type = text
+                case .length: toc.entries[index].length = Int64(text)
+                case .offset: toc.entries[index].offset = Int64(text)
+                case .size: toc.entries[index].size = Int64(text)
+                case .extractedChecksum: toc.entries[index].extractedChecksum = text.lowercased()
+                default: break
                 }
-            case 15: // end element
-                if stack.last == name { stack.removeLast() }
-                if name == "file" {
-                    let fileDepth = stack.filter { $0 == "file" }.count + 1
-                    if let current, current.encoding != nil || current.length > 0 {
-                        toc.files[names.joined(separator: "/")] = current
-                    }
-                    if nameDepths.last == fileDepth { names.removeLast(); nameDepths.removeLast() }
-                    current = nil
-                }
-                currentElement = ""
+            case 15: // element end
+                if elements.popLast() == .file { open.removeLast() }
             default:
                 break
             }
             if source.total > maxTOCBytes { return nil }
         }
         return source.failed ? nil : toc
+    }
+
+    /// What an element is, judged by its name and the element it sits in.
+    private static func classify(_ name: UnsafePointer<xmlChar>?, inside parent: Element?) -> Element {
+        guard let name else { return .other }
+        func equals(_ text: StaticString) -> Bool {
+            strcmp(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self), UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)) == 0
+        }
+        if equals("file") { return .file }
+        switch parent {
+        case .file:
+            if equals("name") { return .name }
+            if equals("type") { return .type }
+            if equals("data") { return .data }
+        case .data:
+            if equals("length") { return .length }
+            if equals("offset") { return .offset }
+            if equals("size") { return .size }
+            if equals("encoding") { return .encoding }
+            if equals("extracted-checksum") { return .extractedChecksum }
+        default:
+            if equals("checksum") { return .checksum }
+        }
+        return .other
     }
 
     private static func attribute(_ reader: xmlTextReaderPtr, _ name: String) -> String? {

@@ -22,14 +22,19 @@ public struct PackageScanner {
     public var limits: PackageLimits
     /// How much of each file to read.
     public var depth: Depth
+    /// Whether to compute each file's sha1 (for diff, extract and `content-unchanged`); reading
+    /// in full verifies the container's own checksums either way.
+    public var digests: Bool
     /// Called as reading advances with the input bytes read and the input's total size.
     public var progress: ((Int64, Int64) -> Void)?
 
     static let bufferSize = 1 << 20
 
-    public init(limits: PackageLimits = PackageLimits(), depth: Depth = .full, progress: ((Int64, Int64) -> Void)? = nil) {
+    public init(limits: PackageLimits = PackageLimits(), depth: Depth = .full, digests: Bool = true,
+                progress: ((Int64, Int64) -> Void)? = nil) {
         self.limits = limits
         self.depth = depth
+        self.digests = digests
         self.progress = progress
     }
 
@@ -107,7 +112,7 @@ public struct PackageScanner {
                           totalRead: inout Int64, keepAll: Bool, fact: inout EntryFacts) throws -> ReadOutcome {
         var outcome = ReadOutcome()
         var head: [UInt8] = []
-        var hasher = depth == .full ? Insecure.SHA1() : nil
+        var hasher = depth == .full && digests ? Insecure.SHA1() : nil
         var size: Int64 = 0
         let headLimit = ExecutableFormat.headBytes
         let maxKept = PackageLimits.maxContentInfoBytes

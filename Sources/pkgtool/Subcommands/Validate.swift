@@ -54,7 +54,9 @@ extension Pkgtool {
             var ioFailure = false
             for path in paths {
                 do {
-                    let check = try PackageCheck.run(path, context: context) { bar.update($0, of: $1) }
+                    // Contents are compared only against a previous package; otherwise the container's
+                    // own checksums are verified by reading, and hashing again would be wasted.
+                    let check = try PackageCheck.run(path, context: context, digests: context.previous?.payloadDigests != nil) { bar.update($0, of: $1) }
                     bar.finish()
                     let report = PackageReport(check, strict: strict)
                     reports.append(report)
