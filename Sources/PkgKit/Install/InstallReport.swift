@@ -13,6 +13,19 @@ public struct InstallReport: Sendable, Encodable {
     public var removedVersions: [String]
     public var diagnostics: [Diagnostic]
 
+    /// A `refused` report on a checked package, to be filled in as the install goes on.
+    init(_ check: PackageCheck, previousVersion: String? = nil) {
+        status = .refused
+        productIdentifier = check.contentInfo?.productIdentifier
+        contentVersion = check.contentInfo?.contentVersion
+        self.previousVersion = previousVersion
+        installedPath = nil
+        fileCount = check.facts.fileCount
+        payloadBytes = check.facts.payloadBytes
+        removedVersions = []
+        diagnostics = check.diagnostics
+    }
+
     enum CodingKeys: String, CodingKey {
         case status, productIdentifier, contentVersion, previousVersion, installedPath, fileCount, payloadBytes,
              removedVersions, diagnostics

@@ -44,14 +44,14 @@ public struct Installer: Sendable {
 
     /// The version the product's record names, or nil when nothing is installed.
     public func currentVersion(productIdentifier: String) throws -> String? {
-        guard let product = try openProduct(productIdentifier, create: false) else { return nil }
+        guard let product = try openProduct(productIdentifier, create: false)?.descriptor else { return nil }
         defer { close(product) }
         return readRecordVersion(product)
     }
 
     /// The installed version folders of a product, highest version first.
     public func listVersions(productIdentifier: String) throws -> [String] {
-        guard let product = try openProduct(productIdentifier, create: false) else { return [] }
+        guard let product = try openProduct(productIdentifier, create: false)?.descriptor else { return [] }
         defer { close(product) }
         return try versionFolders(product, path: productPath(productIdentifier))
     }
@@ -60,7 +60,7 @@ public struct Installer: Sendable {
     /// Returns the names removed.
     public func prune(productIdentifier: String, keep: Int) throws -> [String] {
         precondition(keep >= 1, "keep must be at least 1")
-        guard let product = try openProduct(productIdentifier, create: false) else { return [] }
+        guard let product = try openProduct(productIdentifier, create: false)?.descriptor else { return [] }
         defer { close(product) }
         let lock = try takeLock(product, path: productPath(productIdentifier))
         defer { close(lock) }
@@ -70,31 +70,26 @@ public struct Installer: Sendable {
     // MARK: - Install
 
     /// Validates the package at `packagePath` and installs it. An invalid package or a refused
-    /// install returns a report with status `refused` and writes nothing.
+    /// install returns a report with status `refused`, and leaves nothing behind.
     /// Throws `ReadError` when the package cannot be read, `InstallError` on any write failure.
+    ///
+    /// The package is read twice at most: a first look judges every rule that does not need the
+    /// data in full (names, types, links, sizes, plist, executable heads), so that most invalid
+    /// packages are refused before anything is written; then one full pass verifies checksums and
+    /// sizes while writing into the staging folder, and the rules judge that pass again before the
+    /// staged version is renamed into place.
     public func install(_ packagePath: String, options: InstallOptions = InstallOptions()) throws -> InstallReport {
         let context = RuleContext(purpose: .extract, limits: options.limits,
                                   expectedProductIdentifier: options.expectedProductIdentifier)
-        let validation = try PackageCheck.run(packagePath, context: context)
-        let facts = validation.facts
-        var report = InstallReport(status: .refused, productIdentifier: validation.contentInfo?.productIdentifier,
-                                   contentVersion: validation.contentInfo?.contentVersion, previousVersion: nil,
-                                   installedPath: nil, fileCount: facts.fileCount, payloadBytes: facts.payloadBytes,
-                                   removedVersions: [], diagnostics: validation.diagnostics)
-        guard validation.isValid(), let info = validation.contentInfo, let version = ContentVersion(info.contentVersion),
-              let record = facts.contentInfoData, var expected = PayloadDigests.of(facts) else {
+        let firstLook = try PackageCheck.run(packagePath, context: context, depth: .head, digests: false)
+        var report = InstallReport(firstLook)
+        guard firstLook.isValid(), let info = firstLook.contentInfo, let version = ContentVersion(info.contentVersion) else {
             return report
-        }
-        // Hard links install as links to their target, so the installed tree shows the target's data.
-        for entry in facts.entries where entry.kind == .hardlink {
-            if let relative = entry.path.contentsRelative, let target = entry.hardlinkTarget?.contentsRelative {
-                expected[relative] = expected[target]
-            }
         }
         let id = info.productIdentifier
         let productPath = productPath(id)
         try ensureDocuments()
-        guard let product = try openProduct(id, create: true) else {
+        guard let (product, created) = try openProduct(id, create: true) else {
             throw InstallError.io(path: productPath, "cannot create the product folder")
         }
         defer { close(product) }
@@ -114,15 +109,17 @@ public struct Installer: Sendable {
         let existing = try versionFolders(product, path: productPath).first { ContentVersion($0) == version }
         let folderName = existing ?? info.contentVersion
         let installedPath = productPath + "/" + folderName
-        var replaceExisting = false
         if let existing {
-            let installed = try digests(of: product, name: existing, path: installedPath)
-            if installed == expected {
+            // The same version is on disk: compare contents, reading the package (not writing).
+            let full = try PackageCheck.run(packagePath, context: context)
+            report = InstallReport(full, previousVersion: currentText)
+            guard full.isValid(), let expected = Self.installedDigests(full.facts) else { return report }
+            if try digests(of: product, name: existing, path: installedPath) == expected {
                 report.installedPath = installedPath
                 if let current, current == version {
                     report.status = .unchanged
                 } else {
-                    try writeRecord(record, into: product, path: productPath)
+                    try writeRecord(full.facts.contentInfoData ?? Data(), into: product, path: productPath)
                     report.status = .installed
                 }
                 if let keep = options.keep {
@@ -135,15 +132,33 @@ public struct Installer: Sendable {
                     "version \(existing) is already installed with different files: bump ContentVersion, or pass --force to replace it"))
                 return report
             }
-            replaceExisting = true
         }
 
-        // Stage, flush, rename into place.
+        // One full pass: verify and stage together, judge what was read, then rename into place.
         let staging = Installer.stagingPrefix + randomSuffix()
+        let written: PackageCheck
         do {
-            try stage(packagePath, facts: facts, expected: expected, limits: options.limits,
-                      into: product, name: staging, productPath: productPath)
-            if replaceExisting {
+            let writer = try StagingWriter(product: product, name: staging, productPath: productPath)
+            // Digests are not needed here: the container's checksums are verified by reading.
+            written = try PackageCheck.run(packagePath, context: context, digests: false, sink: writer)
+            try writer.finish()
+        } catch {
+            try? removeTree(product, name: staging)
+            throw error
+        }
+        report = InstallReport(written, previousVersion: currentText)
+        guard written.isValid(), written.contentInfo == info, let record = written.facts.contentInfoData else {
+            try? removeTree(product, name: staging)
+            if written.isValid() {
+                report.status = .refused
+                report.diagnostics.append(Diagnostic(.unreadableArchive, path: nil,
+                    "the package changed while it was being installed: nothing was installed; run extract again"))
+            }
+            if created { removeEmptyProduct(id) }
+            return report
+        }
+        do {
+            if existing != nil {
                 try replace(folderName, with: staging, in: product, path: productPath)
             } else {
                 try check(renameat(product, staging, product, folderName), installedPath)
@@ -160,6 +175,27 @@ public struct Installer: Sendable {
             report.removedVersions = try prune(product, path: productPath, current: folderName, keep: keep)
         }
         return report
+    }
+
+    /// What the installed folder must hold for `facts`: payload digests, hard links showing
+    /// their target's data.
+    static func installedDigests(_ facts: PackageFacts) -> [String: String]? {
+        guard var expected = PayloadDigests.of(facts) else { return nil }
+        for entry in facts.entries where entry.kind == .hardlink {
+            if let relative = entry.path.contentsRelative, let target = entry.hardlinkTarget?.contentsRelative {
+                expected[relative] = expected[target]
+            }
+        }
+        return expected
+    }
+
+    /// Removes a product folder this run created for a package that turned out invalid, when it
+    /// holds nothing but the lock: an invalid package leaves nothing behind.
+    private func removeEmptyProduct(_ id: String) {
+        let folder = productPath(id)
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder), names == [Installer.lockName] else { return }
+        unlink(folder + "/" + Installer.lockName)
+        rmdir(folder)
     }
 
     /// Puts the staged folder in the place of an installed version. On Linux the two swap in one
@@ -200,8 +236,9 @@ public struct Installer: Sendable {
         }
     }
 
-    /// Opens `DIR/<id>` without following a link; creates it when asked. nil when absent.
-    func openProduct(_ id: String, create: Bool) throws -> Int32? {
+    /// Opens `DIR/<id>` without following a link; creates it when asked (and says whether it
+    /// did). nil when absent.
+    func openProduct(_ id: String, create: Bool) throws -> (descriptor: Int32, created: Bool)? {
         guard ProductIdentifier.problem(with: id) == nil else {
             throw InstallError.unsafeDestination(path: productPath(id), "not a valid IAPProductIdentifier")
         }
@@ -211,8 +248,13 @@ public struct Installer: Sendable {
             throw InstallError.io(path: documents, errnoText())
         }
         defer { close(docs) }
-        if create, mkdirat(docs, id, 0o755) != 0, errno != EEXIST {
-            throw InstallError.io(path: productPath(id), "cannot create the product folder: \(errnoText())")
+        var created = false
+        if create {
+            if mkdirat(docs, id, 0o755) == 0 {
+                created = true
+            } else if errno != EEXIST {
+                throw InstallError.io(path: productPath(id), "cannot create the product folder: \(errnoText())")
+            }
         }
         let fd = openat(docs, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         if fd < 0 {
@@ -224,7 +266,7 @@ public struct Installer: Sendable {
             }
             throw InstallError.io(path: productPath(id), String(cString: strerror(code)))
         }
-        return fd
+        return (fd, created)
     }
 
     func takeLock(_ product: Int32, path: String) throws -> Int32 {

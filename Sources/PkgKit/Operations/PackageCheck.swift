@@ -10,11 +10,13 @@ public struct PackageCheck: Sendable {
 
     /// Scans `path` and judges it. Throws only when the input cannot be read at all (exit 2).
     /// `digests: false` skips computing each file's sha1 when nothing will compare contents.
-    public static func run(_ path: String, context: RuleContext, digests: Bool = true,
-                           progress: ((Int64, Int64) -> Void)? = nil) throws -> PackageCheck {
+    /// `depth: .head` judges everything but the data's integrity (a quick first look); with a
+    /// `sink`, every byte read is also handed to it.
+    public static func run(_ path: String, context: RuleContext, depth: PackageScanner.Depth = .full, digests: Bool = true,
+                           sink: EntrySink? = nil, progress: ((Int64, Int64) -> Void)? = nil) throws -> PackageCheck {
         var opened = try PackageOpener.open(path, limits: context.limits)
-        let scanner = PackageScanner(limits: context.limits, depth: .full, digests: digests, progress: progress)
-        try scanner.scan(opened.reader, into: &opened.facts)
+        let scanner = PackageScanner(limits: context.limits, depth: depth, digests: digests, progress: progress)
+        try scanner.scan(opened.reader, into: &opened.facts, sink: sink)
         return PackageCheck(path: path, facts: opened.facts, diagnostics: Rules.check(opened.facts, context))
     }
 

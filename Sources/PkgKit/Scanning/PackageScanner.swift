@@ -40,7 +40,9 @@ public struct PackageScanner {
 
     /// Scans everything `reader` yields. Read failures become diagnostics in the facts; only
     /// I/O errors on the input itself are thrown.
-    public func scan(_ reader: PackageReader, into facts: inout PackageFacts) throws {
+    /// With a `sink`, every entry and every byte read is also handed to it (depth must be `.full`).
+    public func scan(_ reader: PackageReader, into facts: inout PackageFacts, sink: EntrySink? = nil) throws {
+        precondition(sink == nil || depth == .full, "a sink needs every byte")
         // The format is known for sure only once the first header has been read.
         defer { facts.format = reader.format }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
@@ -56,6 +58,7 @@ public struct PackageScanner {
                 }
                 var fact = EntryFacts(path: entry.path, pathProblem: PathSafety.problem(with: entry.path.bytes), kind: entry.kind, mode: entry.mode & 0o7777,
                                       size: 0, linkTarget: entry.linkTarget, hardlinkTarget: entry.hardlinkTarget)
+                try sink?.begin(entry)
                 if entry.kind == .file {
                     if let declared = entry.declaredSize, declared > limits.maxSize {
                         fact.size = declared
@@ -65,7 +68,8 @@ public struct PackageScanner {
                     }
                     let isContentInfo = entry.path.string == ContentInfo.fileName
                     let outcome = try readData(of: entry, from: reader, buffer: buffer, totalRead: &totalRead,
-                                               keepAll: isContentInfo, fact: &fact)
+                                               keepAll: isContentInfo, fact: &fact, sink: sink)
+                    try sink?.end()
                     if isContentInfo {
                         if outcome.kept.count > PackageLimits.maxContentInfoBytes || outcome.keptOverflow {
                             facts.contentInfoTooLarge = true
@@ -83,6 +87,7 @@ public struct PackageScanner {
                         return
                     }
                 } else {
+                    try sink?.end()
                     facts.entries.append(fact)
                 }
             }
@@ -109,7 +114,7 @@ public struct PackageScanner {
     }
 
     private func readData(of entry: ArchiveEntry, from reader: PackageReader, buffer: UnsafeMutableRawBufferPointer,
-                          totalRead: inout Int64, keepAll: Bool, fact: inout EntryFacts) throws -> ReadOutcome {
+                          totalRead: inout Int64, keepAll: Bool, fact: inout EntryFacts, sink: EntrySink?) throws -> ReadOutcome {
         var outcome = ReadOutcome()
         var head: [UInt8] = []
         var hasher = depth == .full && digests ? Insecure.SHA1() : nil
@@ -141,6 +146,7 @@ public struct PackageScanner {
                 if outcome.kept.count + count <= maxKept { outcome.kept.append(contentsOf: chunk) } else { outcome.keptOverflow = true }
             }
             hasher?.update(bufferPointer: chunk)
+            try sink?.write(chunk)
             if let progress {
                 let position = reader.progress
                 progress(position.done, position.total)

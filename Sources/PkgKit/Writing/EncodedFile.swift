@@ -39,7 +39,8 @@ struct FileEncoder {
     /// `auto` stores a file whose sample does not shrink below this fraction.
     static let worthwhileRatio = 0.97
 
-    func encode(_ item: SourceItem, buffer: UnsafeMutableRawBufferPointer) throws -> EncodedFile {
+    /// Encodes one file, using `deflater` (reset first) for its zlib stream.
+    func encode(_ item: SourceItem, buffer: UnsafeMutableRawBufferPointer, deflater: Deflater) throws -> EncodedFile {
         let reader = FolderReader(items: [item])
         _ = try reader.nextEntry()
         var first = try fill(buffer, from: reader)
@@ -73,7 +74,7 @@ struct FileEncoder {
         var length: Int64 = 0
         var memory: [UInt8] = []
         var scratch: FileOutput?
-        let deflater = Deflater(level: level)
+        deflater.reset()
         let sink: (UnsafeRawBufferPointer) throws -> Void = { block in
             archived.update(bufferPointer: block)
             length += Int64(block.count)

@@ -31,29 +31,36 @@ struct XarWriter {
         let copyBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
         defer { copyBuffer.deallocate() }
         let jobs = max(1, options.jobs)
-        try OrderedWorkPool.run(count: fileIndices.count, jobs: jobs, window: jobs * 2, work: { position in
-            // Sized to the file: a 1 MiB buffer for each of 100,000 tiny files would be 100,000 mmaps.
-            let size = Int(min(Int64(Self.bufferSize), max(4096, items[fileIndices[position]].size + 1)))
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+        // Small files travel in batches: one hand-over between threads per file would cost more
+        // than compressing a 5 KB file.
+        let batches = Self.batches(fileIndices, sizes: { items[$0].size })
+        try OrderedWorkPool.run(count: batches.count, jobs: jobs, window: jobs * 2, work: { position in
+            let batch = batches[position]
+            // Sized to the batch's largest file: a 1 MiB buffer per tiny file would be an mmap each.
+            let largest = batch.map { items[$0].size }.max() ?? 0
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(min(Int64(Self.bufferSize), max(4096, largest + 1))), alignment: 16)
             defer { buffer.deallocate() }
-            return try encoder.encode(items[fileIndices[position]], buffer: buffer)
-        }, consume: { position, file in
-            var record = HeapRecord(file: file, heapOffset: heapOffset, scratchOffset: nil)
-            switch file.bytes {
-            case .memory(let bytes):
-                record.scratchOffset = heap.position
-                try heap.write(bytes)
-            case .scratch(let spill, let length):
-                record.scratchOffset = heap.position
-                try spill.copy(offset: 0, length: length, buffer: copyBuffer) { try heap.write($0) }
-            case .source, .empty:
-                break
+            let deflater = Deflater(level: encoder.level)
+            return try batch.map { try encoder.encode(items[$0], buffer: buffer, deflater: deflater) }
+        }, consume: { position, files in
+            for (index, file) in zip(batches[position], files) {
+                var record = HeapRecord(file: file, heapOffset: heapOffset, scratchOffset: nil)
+                switch file.bytes {
+                case .memory(let bytes):
+                    record.scratchOffset = heap.position
+                    try heap.write(bytes)
+                case .scratch(let spill, let length):
+                    record.scratchOffset = heap.position
+                    try spill.copy(offset: 0, length: length, buffer: copyBuffer) { try heap.write($0) }
+                case .source, .empty:
+                    break
+                }
+                if case .empty = file.bytes {} else { heapOffset += file.length }
+                // Spilled bytes now live in the heap scratch; drop the spill file and memory copy.
+                record.file.bytes = { if case .source = file.bytes { return file.bytes }; return .empty }()
+                records[index] = record
+                bytesDone += file.size
             }
-            if case .empty = file.bytes {} else { heapOffset += file.length }
-            // Spilled bytes now live in the heap scratch; drop the spill file and memory copy.
-            record.file.bytes = { if case .source = file.bytes { return file.bytes }; return .empty }()
-            records[fileIndices[position]] = record
-            bytesDone += file.size
             progress?(bytesDone)
         })
 
@@ -87,6 +94,24 @@ struct XarWriter {
         }
         let digest = output.sha256!.finalize().hexString
         return WrittenPackage(files: files, archiveBytes: output.position, sha256: digest)
+    }
+
+    /// Groups consecutive files into batches of about `batchBytes` (a large file alone).
+    static func batches(_ indices: [Int], sizes: (Int) -> Int64, batchBytes: Int64 = 1 << 20, maxCount: Int = 512) -> [[Int]] {
+        var batches: [[Int]] = []
+        var current: [Int] = []
+        var bytes: Int64 = 0
+        for index in indices {
+            current.append(index)
+            bytes += sizes(index)
+            if bytes >= batchBytes || current.count >= maxCount {
+                batches.append(current)
+                current = []
+                bytes = 0
+            }
+        }
+        if !current.isEmpty { batches.append(current) }
+        return batches
     }
 
     /// Copies a stored file from its source, checking that it is still the file that was hashed.

@@ -1,0 +1,91 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Writes the tree below `Contents/` into a staging folder as the scanner reads the package, so
+/// that verifying and writing take one pass over the data.
+///
+/// It trusts nothing it is handed: the rules judge what was read only once the pass is over, so
+/// every name is checked here too, every folder is opened without following links, every file is
+/// created exclusively, and nothing is created outside the staging folder whatever the entries say.
+final class StagingWriter: EntrySink {
+    private let tree: StagingTree
+    private let path: String
+    private var file: Int32 = -1
+    private var filePath = ""
+    private var hardlinks: [(link: [String], target: [String])] = []
+
+    /// Creates the staging folder `name` inside the product folder.
+    init(product: Int32, name: String, productPath: String) throws {
+        path = productPath + "/" + name
+        try check(mkdirat(product, name, 0o755), path)
+        let root = openat(product, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard root >= 0 else { throw InstallError.io(path: path, errnoText()) }
+        fchmod(root, 0o755)
+        tree = StagingTree(root: root, path: path)
+    }
+
+    deinit {
+        closeFile()
+        tree.closeAll()
+    }
+
+    func begin(_ entry: ArchiveEntry) throws {
+        closeFile()
+        guard let relative = entry.path.contentsRelative, !relative.isEmpty else { return }
+        let parts = relative.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
+        guard parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else {
+            throw InstallError.packageChanged("\(entry.path): unsafe path while installing")
+        }
+        switch entry.kind {
+        case .directory:
+            _ = try tree.directory(parts)
+        case .file:
+            let parent = try tree.directory(Array(parts.dropLast()))
+            filePath = path + "/" + relative
+            file = openat(parent, parts.last!, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            guard file >= 0 else { throw InstallError.io(path: filePath, errnoText()) }
+            // The umask must not decide a content file's mode.
+            fchmod(file, 0o644)
+        case .symlink:
+            let parent = try tree.directory(Array(parts.dropLast()))
+            try check(symlinkat(String(decoding: entry.linkTarget ?? [], as: UTF8.self), parent, parts.last!), path + "/" + relative)
+        case .hardlink:
+            if let target = entry.hardlinkTarget?.contentsRelative {
+                hardlinks.append((parts, target.split(separator: "/").map(String.init)))
+            }
+        default:
+            throw InstallError.packageChanged("\(entry.path): a \(entry.kind.rawValue) cannot be installed")
+        }
+    }
+
+    func write(_ chunk: UnsafeRawBufferPointer) throws {
+        guard file >= 0 else { return }
+        try writeAll(file, chunk, path: filePath)
+    }
+
+    func end() throws {
+        closeFile()
+    }
+
+    /// Links the hard links (their targets exist by now) and makes everything durable at once.
+    func finish() throws {
+        closeFile()
+        for (link, target) in hardlinks {
+            guard target.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else {
+                throw InstallError.packageChanged("hard link to an unsafe path while installing")
+            }
+            let from = try tree.directory(Array(target.dropLast()), create: false)
+            let to = try tree.directory(Array(link.dropLast()))
+            try check(linkat(from, target.last!, to, link.last!, 0), path + "/" + link.joined(separator: "/"))
+        }
+        try tree.syncAll()
+    }
+
+    private func closeFile() {
+        if file >= 0 { close(file) }
+        file = -1
+    }
+}

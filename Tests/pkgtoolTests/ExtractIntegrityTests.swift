@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+
+/// Damage that only a full read finds (a checksum, a truncated stream) is caught by the pass that
+/// writes the staging folder; nothing of it may remain, and the installed version stays current.
+@Suite struct ExtractIntegrityTests {
+    /// A package whose last file's stored bytes are flipped: the TOC still parses, names and
+    /// heads look right, only the data fails its checksum.
+    private func corruptPackage(_ scratch: Scratch, version: String) throws -> String {
+        try scratch.content("src-\(version)", id: "com.example.integrity", version: version,
+                            files: ["a.txt": "first file\n", "z.bin": String(repeating: "payload ", count: 20_000)])
+        let package = scratch.path("bad-\(version).pkg")
+        #expect(try CommandRunner.pkgtool(["create", scratch.path("src-\(version)"), "--compression", "none", "-o", package]).status == 0)
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: package))
+        bytes[bytes.count - 100] ^= 0x55
+        try bytes.write(to: URL(fileURLWithPath: package))
+        return package
+    }
+
+    @Test func corruptDataIntoEmptyDocumentsLeavesNothing() throws {
+        let scratch = try Scratch()
+        let package = try corruptPackage(scratch, version: "1.0")
+        let documents = scratch.path("Documents")
+        let result = try CommandRunner.pkgtool(["extract", package, "--documents", documents, "--json"])
+        #expect(result.status == 1)
+        #expect(result.json["status"] as? String == "refused")
+        #expect(codes(result.json).contains("checksum-mismatch"))
+        #expect(try FileManager.default.contentsOfDirectory(atPath: documents).isEmpty)
+    }
+
+    @Test func corruptUpdateKeepsTheInstalledVersion() throws {
+        let scratch = try Scratch()
+        let good = try scratch.content("good", id: "com.example.integrity", version: "1.0", files: ["a.txt": "version one\n"])
+        #expect(try CommandRunner.pkgtool(["create", good, "-o", scratch.path("good.pkg")]).status == 0)
+        let documents = scratch.path("Documents")
+        #expect(try CommandRunner.pkgtool(["extract", scratch.path("good.pkg"), "--documents", documents]).status == 0)
+        let product = documents + "/com.example.integrity"
+        let record = try Data(contentsOf: URL(fileURLWithPath: product + "/ContentInfo.plist"))
+
+        let result = try CommandRunner.pkgtool(["extract", try corruptPackage(scratch, version: "2.0"), "--documents", documents])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains("error[checksum-mismatch] Contents/z.bin"))
+        #expect(Set(try FileManager.default.contentsOfDirectory(atPath: product)) == [".lock", "ContentInfo.plist", "1.0"])
+        #expect(try Data(contentsOf: URL(fileURLWithPath: product + "/ContentInfo.plist")) == record)
+        #expect(try String(contentsOfFile: product + "/1.0/a.txt", encoding: .utf8) == "version one\n")
+    }
+}
