@@ -152,6 +152,12 @@ import Testing
         #expect(try scratch.read("z.pkg") == scratch.read("z2.pkg"))
         let validate = try CommandRunner.pkgtool(["validate", scratch.path("z.pkg"), "--json"])
         #expect(validate.status == 0, "\(validate.stdout)")
+        // --compression none stores every member (method 0), zlib deflates (method 8).
+        for (mode, method) in [("none", 0), ("zlib", 8)] {
+            #expect(try CommandRunner.pkgtool(["create", source, "--format", "zip", "--compression", mode, "-o", scratch.path("\(mode).pkg")]).status == 0)
+            let methods = try CommandRunner.shell("python3 -c \"import zipfile; print(sorted({i.compress_type for i in zipfile.ZipFile('\(mode).pkg').infolist() if i.file_size}))\"", in: scratch.url).stdout
+            #expect(methods.trimmingCharacters(in: .whitespacesAndNewlines) == "[\(method)]", "\(mode): \(methods)")
+        }
     }
 
     @Test func maxSizeRefusesLargePayload() throws {

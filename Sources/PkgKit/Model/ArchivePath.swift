@@ -54,6 +54,13 @@ public struct ArchivePath: Hashable, Sendable, Comparable, CustomStringConvertib
         isInsideContents ? String(string.dropFirst("Contents/".count)) : nil
     }
 
+    public static func == (lhs: ArchivePath, rhs: ArchivePath) -> Bool { lhs.bytes == rhs.bytes }
+
+    /// Hashes the bytes in one call: element by element costs more than the rules themselves.
+    public func hash(into hasher: inout Hasher) {
+        bytes.withUnsafeBytes { hasher.combine(bytes: $0) }
+    }
+
     public static func < (lhs: ArchivePath, rhs: ArchivePath) -> Bool {
         lhs.bytes.lexicographicallyPrecedes(rhs.bytes)
     }

@@ -4,6 +4,7 @@
 public struct SymlinkEscapeRule: Rule {
     public init() {}
     public func check(_ package: PackageFacts, _ context: RuleContext) -> [Diagnostic] {
+        guard package.entries.contains(where: { $0.kind == .symlink }) else { return [] }
         let resolver = LinkResolver(package)
         return package.entries.compactMap { entry in
             guard entry.kind == .symlink, entry.pathProblem == nil else { return nil }

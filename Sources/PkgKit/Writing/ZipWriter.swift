@@ -33,7 +33,8 @@ struct ZipWriter {
         // both deflate every file here (a stored-per-file choice is a xar feature).
         let deflate = options.compression != .none
         _ = archive_write_set_format_option(archive, "zip", "compression", deflate ? "deflate" : "store")
-        _ = archive_write_set_format_option(archive, "zip", "compression-level", String(options.level))
+        // Any level also selects deflate in libarchive, so it is set only when deflating.
+        if deflate { _ = archive_write_set_format_option(archive, "zip", "compression-level", String(options.level)) }
         let context = Context(output: output)
         let opaque = Unmanaged.passUnretained(context).toOpaque()
         try check(archive, archive_write_open2(archive, opaque, nil, { _, context, bytes, count in
