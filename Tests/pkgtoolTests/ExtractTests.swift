@@ -3,32 +3,13 @@ import Testing
 
 /// End-to-end tests of `pkgtool extract`, run against the built binary (`make test` builds it).
 private enum ExtractHarness {
-    static let packageRoot: String = {
-        var url = URL(fileURLWithPath: #filePath)
-        for _ in 0..<3 { url.deleteLastPathComponent() }
-        return url.path
-    }()
-    static let binary = packageRoot + "/.build/debug/pkgtool"
-
-    struct Result { var status: Int32; var stdout: String; var stderr: String }
+    typealias Result = CommandResult
 
     static func run(_ executable: String, _ arguments: [String], in directory: String? = nil) throws -> Result {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: executable)
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        let errData = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return Result(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self),
-                      stderr: String(decoding: errData, as: UTF8.self))
+        try CommandRunner.run(executable, arguments, in: directory.map { URL(fileURLWithPath: $0) })
     }
 
-    static func pkgtool(_ arguments: String...) throws -> Result { try run(binary, arguments) }
+    static func pkgtool(_ arguments: String...) throws -> Result { try run(CommandRunner.pkgtool, arguments) }
 }
 
 private final class ExtractScratch {

@@ -26,13 +26,17 @@ public struct InstallOptions: Sendable {
     public var allowDowngrade: Bool
     /// `--force`: replace an installed folder of the same version whose files differ.
     public var force: Bool
+    /// Called as the package is read and written, with bytes of input done and its total.
+    public var progress: (@Sendable (Int64, Int64) -> Void)?
 
     public init(expectedProductIdentifier: String? = nil, limits: PackageLimits = PackageLimits(),
-                keep: Int? = nil, allowDowngrade: Bool = false, force: Bool = false) {
+                keep: Int? = nil, allowDowngrade: Bool = false, force: Bool = false,
+                progress: (@Sendable (Int64, Int64) -> Void)? = nil) {
         self.expectedProductIdentifier = expectedProductIdentifier
         self.limits = limits
         self.keep = keep
         self.allowDowngrade = allowDowngrade
         self.force = force
+        self.progress = progress
     }
 }

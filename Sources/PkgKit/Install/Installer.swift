@@ -140,7 +140,7 @@ public struct Installer: Sendable {
         do {
             let writer = try StagingWriter(product: product, name: staging, productPath: productPath)
             // Digests are not needed here: the container's checksums are verified by reading.
-            written = try PackageCheck.run(packagePath, context: context, digests: false, sink: writer)
+            written = try PackageCheck.run(packagePath, context: context, digests: false, sink: writer, progress: options.progress)
             try writer.finish()
         } catch {
             try? removeTree(product, name: staging)

@@ -26,7 +26,7 @@ final class AtomicFile {
         self.destination = destination
         let directory = AtomicFile.directory(of: destination)
         #if os(Linux)
-        let unnamed = open(directory, CSyscalls_O_TMPFILE | O_WRONLY | O_CLOEXEC, 0o644)
+        let unnamed = open(directory, CSyscalls_O_TMPFILE | O_RDWR | O_CLOEXEC, 0o644)
         if unnamed >= 0 {
             fchmod(unnamed, 0o644)
             output = FileOutput(descriptor: unnamed, path: destination)
@@ -34,7 +34,7 @@ final class AtomicFile {
         }
         #endif
         let path = try AtomicFile.temporaryName(for: destination)
-        let fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
         guard fd >= 0 else { throw WriteError.io(path: destination, "cannot write in \(directory): \(errnoText())") }
         fchmod(fd, 0o644)
         temporaryPath = path

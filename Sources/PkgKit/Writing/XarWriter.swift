@@ -31,6 +31,13 @@ struct XarWriter {
         let copyBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
         defer { copyBuffer.deallocate() }
         let jobs = max(1, options.jobs)
+        // The TOC is written as batches complete, in the same order, on this (otherwise idle)
+        // thread while the workers compress.
+        let tocScratch = try FileOutput.anonymous(in: scratchDirectory)
+        let toc = try XarTOCWriter(scratch: tocScratch)
+        try beginTOC(toc)
+        var openFolders: [[UInt8]] = []
+        var tocWritten = 0
         // Small files travel in batches: one hand-over between threads per file would cost more
         // than compressing a 5 KB file.
         let batches = Self.batches(fileIndices, sizes: { items[$0].size })
@@ -61,15 +68,19 @@ struct XarWriter {
                 records[index] = record
                 bytesDone += file.size
             }
+            let upTo = (batches[position].last ?? 0) + 1
+            try writeEntries(items, tocWritten..<upTo, records: records, openFolders: &openFolders, toc)
+            tocWritten = upTo
             progress?(bytesDone)
         })
 
-        let tocScratch = try FileOutput.anonymous(in: scratchDirectory)
-        let toc = try XarTOCWriter(scratch: tocScratch)
-        try writeTOC(items, records: records, toc)
+        try writeEntries(items, tocWritten..<items.count, records: records, openFolders: &openFolders, toc)
+        try endTOC(openFolders: openFolders, toc)
         let (tocCompressed, tocUncompressed, tocChecksum) = try toc.finish()
 
-        output.sha256 = SHA256()
+        let hasher = BackgroundHasher(descriptor: output.descriptor, path: output.path)
+        // On a failed write the hashing thread still has to be let go.
+        defer { _ = try? hasher.finish() }
         var header = [UInt8]()
         header += Array("xar!".utf8)
         header += bigEndian(UInt16(Self.headerSize))
@@ -80,6 +91,7 @@ struct XarWriter {
         try output.write(header)
         try tocScratch.copy(offset: 0, length: tocCompressed, buffer: copyBuffer) { try output.write($0) }
         try output.write(tocChecksum)
+        hasher.advance(to: output.position)
         var files: [WrittenFile] = []
         for index in fileIndices {
             guard let record = records[index] else { continue }
@@ -89,10 +101,11 @@ struct XarWriter {
             } else if case .source(let origin) = file.bytes {
                 try copyVerified(items[index], origin: origin, expected: file, buffer: copyBuffer, to: output)
             }
+            hasher.advance(to: output.position)
             files.append(WrittenFile(path: items[index].path.string, size: file.size, storedSize: file.length,
                                      encoding: file.encoding, sha1: file.extractedSHA1))
         }
-        let digest = output.sha256!.finalize().hexString
+        let digest = try hasher.finish()
         return WrittenPackage(files: files, archiveBytes: output.position, sha256: digest)
     }
 
@@ -135,8 +148,8 @@ struct XarWriter {
         }
     }
 
-    private func writeTOC(_ items: [SourceItem], records: [Int: HeapRecord], _ toc: XarTOCWriter) throws {
-        let time = xarTimestamp(options.timestamp)
+    /// Opens the TOC: everything before the first `<file>`.
+    private func beginTOC(_ toc: XarTOCWriter) throws {
         try toc.start("xar")
         try toc.start("toc")
         try toc.element("creation-time", xarTimestamp(options.timestamp, withZone: false))
@@ -145,8 +158,15 @@ struct XarWriter {
         try toc.element("offset", "0")
         try toc.element("size", "20")
         try toc.end()
-        var openFolders: [[UInt8]] = []
-        for (index, item) in items.enumerated() {
+    }
+
+    /// Writes the `<file>` elements of `items[range]`, nesting each under its open folders. Files
+    /// in the range must have their heap records already.
+    private func writeEntries(_ items: [SourceItem], _ range: Range<Int>, records: [Int: HeapRecord],
+                              openFolders: inout [[UInt8]], _ toc: XarTOCWriter) throws {
+        let time = xarTimestamp(options.timestamp)
+        for index in range {
+            let item = items[index]
             while let folder = openFolders.last, !isInside(item.path.bytes, folder) {
                 try toc.end()
                 openFolders.removeLast()
@@ -173,6 +193,10 @@ struct XarWriter {
             }
             try toc.end()
         }
+    }
+
+    /// Closes the open folders and the TOC.
+    private func endTOC(openFolders: [[UInt8]], _ toc: XarTOCWriter) throws {
         for _ in openFolders { try toc.end() }
         try toc.end()
         try toc.end()

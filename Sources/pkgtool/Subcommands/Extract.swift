@@ -41,10 +41,13 @@ extension Pkgtool {
 
         func run() throws {
             let installer = Installer(documents: documents)
+            let bar = ProgressBar(enabled: !outputOptions.json && !outputOptions.quiet)
             let options = InstallOptions(expectedProductIdentifier: productIdentifier, limits: limit.limits, keep: keep,
-                                         allowDowngrade: allowDowngrade, force: force)
+                                         allowDowngrade: allowDowngrade, force: force,
+                                         progress: { bar.update($0, of: $1) })
             let report: InstallReport
             do {
+                defer { bar.finish() }
                 report = try installer.install(package, options: options)
             } catch let error as ReadError {
                 throw Console.fail(describe(error))

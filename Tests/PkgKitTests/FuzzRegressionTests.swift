@@ -1,0 +1,37 @@
+import Foundation
+import Testing
+@testable import PkgKit
+
+/// Inputs kept from `make fuzz` (and one from libarchive's own writer), replayed through what
+/// the fuzzer drives: every one must be read to a verdict, quickly, with the same findings.
+/// A crasher found later goes into Tests/Fixtures/fuzz/ with its expected codes here.
+@Suite struct FuzzRegressionTests {
+    static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .appendingPathComponent("Fixtures/fuzz")
+
+    static let expected: [String: Set<DiagnosticCode>] = [
+        "bsdtar-xar-path-twice.pkg": [.duplicateEntry],
+        "tgz-damaged-plist.pkg": [.invalidContentInfo, .unreadableArchive],
+        "xar-bad-checksum.pkg": [.checksumMismatch],
+        "xar-broken-toc.pkg": [.unreadableArchive],
+        "xar-header-only.pkg": [.unreadableArchive],
+        "xar-mangled.pkg": [.unreadableArchive],
+        "zip-mangled-names.pkg": [.checksumMismatch, .duplicateEntry, .invalidContentInfo, .missingContents, .outsideContents, .unsafePath],
+    ]
+
+    @Test func everyKeptInputHasAnEntry() throws {
+        let files = Set(try FileManager.default.contentsOfDirectory(atPath: Self.folder.path))
+        #expect(files == Set(Self.expected.keys))
+    }
+
+    @Test(.timeLimit(.minutes(1)), arguments: expected.keys.sorted())
+    func replay(_ name: String) throws {
+        let path = Self.folder.appendingPathComponent(name).path
+        let check = try PackageCheck.run(path, context: RuleContext(purpose: .validate, limits: PackageLimits(maxSize: 8 << 20)))
+        #expect(!check.isValid())
+        #expect(Set(check.diagnostics.map(\.code)) == Self.expected[name])
+        #expect(check.diagnostics.allSatisfy { !$0.message.contains("\n") })
+        // inspect reads the same bytes another way; it must come back too.
+        _ = try InspectReport.make(path, limits: PackageLimits(maxSize: 8 << 20), withFiles: true)
+    }
+}
