@@ -74,26 +74,40 @@ public struct InspectReport: Sendable, Codable {
     /// The report from a xar content package's TOC, or nil when the TOC cannot answer (not a xar,
     /// an installer package, or `--files` without sha1 checksums in the TOC).
     static func fromXarTableOfContents(_ path: String, withFiles: Bool) -> InspectReport? {
-        guard let toc = XarTableOfContents.read(path), let first = toc.entries.first,
-              !FlatPackageReader.startsInstallerPackage(ArchivePath(first.path)) else { return nil }
-        let files = toc.entries.filter { $0.type == "file" }
-        if withFiles, files.contains(where: { ($0.size ?? 0) > 0 && ($0.extractedStyle?.lowercased() != "sha1" || $0.extractedChecksum == nil) }) {
-            return nil
-        }
+        // Without --files nothing per entry is kept: counts and sums are taken as the TOC streams by.
+        var first: String?
+        var plist: XarTableOfContents.Entry?
+        var fileCount = 0
+        var payloadBytes: Int64 = 0
+        var encodings: Set<String> = []
+        var missingDigest = false
+        guard let toc = XarTableOfContents.read(path, keepEntries: withFiles, visit: { entry in
+            // Folders close after their contents, so the first entry seen lies inside (or is) the
+            // first member; its top-level name is what tells an installer package.
+            if first == nil { first = entry.path }
+            guard entry.type == "file" else { return }
+            let normal = ArchivePath(entry.path)
+            if normal.string == ContentInfo.fileName { plist = entry }
+            if normal.isInsideContents {
+                fileCount += 1
+                payloadBytes += entry.size ?? 0
+            }
+            if (entry.length ?? 0) > 0 { encodings.insert(entry.encoding ?? "application/octet-stream") }
+            if (entry.size ?? 0) > 0 && (entry.extractedStyle?.lowercased() != "sha1" || entry.extractedChecksum == nil) { missingDigest = true }
+        }), let top = first, !FlatPackageReader.startsInstallerPackage(ArchivePath(top)) else { return nil }
+        if withFiles && missingDigest { return nil }
         var info: ParsedContentInfo?
-        if let plist = files.first(where: { ArchivePath($0.path).string == ContentInfo.fileName }) {
+        if let plist {
             guard let data = XarEntryData.read(plist, from: path, heapStart: toc.heapStart, limit: PackageLimits.maxContentInfoBytes) else { return nil }
             info = ParsedContentInfo(data: data)
         }
-        let payload = files.filter { ArchivePath($0.path).isInsideContents }
         var archiveBytes: Int64?
         if let attributes = try? FileManager.default.attributesOfItem(atPath: path) { archiveBytes = (attributes[.size] as? NSNumber)?.int64Value }
-        let encodings = Set(files.filter { ($0.length ?? 0) > 0 }.map { $0.encoding ?? "application/octet-stream" })
         let names = encodings.map { $0 == "application/x-gzip" ? "zlib" : $0 == "application/octet-stream" ? "stored" : $0 }.sorted()
         var report = InspectReport(path: path, format: .xar, productIdentifier: info?.productIdentifier, contentVersion: info?.contentVersion,
                                    compression: names.count > 1 ? "mixed (" + names.joined(separator: ", ") + ")" : names.first ?? "stored",
-                                   checksum: toc.checksumStyle, fileCount: payload.count,
-                                   payloadBytes: payload.reduce(0) { $0 + ($1.size ?? 0) }, archiveBytes: archiveBytes)
+                                   checksum: toc.checksumStyle, fileCount: fileCount,
+                                   payloadBytes: payloadBytes, archiveBytes: archiveBytes)
         if withFiles {
             report.files = toc.entries.map { entry in
                 let kind = EntryKind(xarType: entry.type)

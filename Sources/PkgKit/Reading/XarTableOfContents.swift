@@ -47,7 +47,9 @@ public struct XarTableOfContents: Sendable {
     }
 
     /// Reads the TOC of the xar at `path`, or returns nil when it is not a readable xar.
-    public static func read(_ path: String) -> XarTableOfContents? {
+    /// Each `<file>` is handed to `visit` when it closes (children before their folder); with
+    /// `keepEntries: false` none is kept, so memory does not grow with the package.
+    public static func read(_ path: String, keepEntries: Bool = true, visit: ((Entry) -> Void)? = nil) -> XarTableOfContents? {
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let header = try? handle.read(upToCount: 28), header.count == 28, header.prefix(4) == Data("xar!".utf8) else { return nil }
@@ -60,8 +62,12 @@ public struct XarTableOfContents: Sendable {
         var toc = XarTableOfContents()
         toc.heapStart = 28 + header[8..<16].reduce(Int64(0)) { $0 << 8 | Int64($1) }
         var elements: [Element] = []
-        var open: [Int] = []          // indices in `entries` of the open <file> elements
-        var named: Set<Int> = []      // entries whose first <name> was read
+        func close(_ file: (slot: Int, entry: Entry, named: Bool)) {
+            if keepEntries { toc.entries[file.slot] = file.entry }
+            visit?(file.entry)
+        }
+        var open: [(slot: Int, entry: Entry, named: Bool)] = []   // the open <file> elements
+        var count = 0
         var base64Name = false
         while xmlTextReaderRead(reader) == 1 {
             switch xmlTextReaderNodeType(reader) {
@@ -69,46 +75,50 @@ public struct XarTableOfContents: Sendable {
                 let element = classify(xmlTextReaderConstLocalName(reader), inside: elements.last)
                 switch element {
                 case .file:
-                    guard toc.entries.count < maxEntries else { return nil }
-                    toc.entries.append(Entry())
-                    open.append(toc.entries.count - 1)
+                    guard count < maxEntries else { return nil }
+                    count += 1
+                    // The slot keeps document order (folders before their contents).
+                    if keepEntries { toc.entries.append(Entry()) }
+                    open.append((toc.entries.count - 1, Entry(), false))
                 case .name:
                     base64Name = attribute(reader, "enctype") == "base64"
                 case .encoding:
-                    if let index = open.last { toc.entries[index].encoding = attribute(reader, "style") }
+                    if !open.isEmpty { open[open.count - 1].entry.encoding = attribute(reader, "style") }
                 case .extractedChecksum:
-                    if let index = open.last { toc.entries[index].extractedStyle = attribute(reader, "style") }
+                    if !open.isEmpty { open[open.count - 1].entry.extractedStyle = attribute(reader, "style") }
                 case .checksum where open.isEmpty:
                     toc.checksumStyle = attribute(reader, "style")
                 default:
                     break
                 }
                 if xmlTextReaderIsEmptyElement(reader) == 1 {
-                    if element == .file { open.removeLast() }
+                    if element == .file { close(open.removeLast()) }
                 } else {
                     elements.append(element)
                     guard elements.count < maxDepth else { return nil }
                 }
             case 3, 4: // text, CDATA
-                guard let index = open.last, let top = elements.last else { continue }
+                guard !open.isEmpty, let top = elements.last else { continue }
+                let index = open.count - 1
                 let text = xmlTextReaderConstValue(reader).map { String(cString: $0) } ?? ""
                 switch top {
                 case .name:
                     // libarchive 3.6.2 joins repeated <name>s; real packages repeat them. The first counts.
-                    guard named.insert(index).inserted else { continue }
+                    guard !open[index].named else { continue }
+                    open[index].named = true
                     var name = text
                     if base64Name, let data = Data(base64Encoded: text) { name = String(decoding: data, as: UTF8.self) }
-                    let parent = open.count > 1 ? toc.entries[open[open.count - 2]].path : ""
-                    toc.entries[index].path = parent.isEmpty ? name : parent + "/" + name
-                case .type: toc.entries[index].type = text
-                case .length: toc.entries[index].length = Int64(text)
-                case .offset: toc.entries[index].offset = Int64(text)
-                case .size: toc.entries[index].size = Int64(text)
-                case .extractedChecksum: toc.entries[index].extractedChecksum = text.lowercased()
+                    let parent = open.count > 1 ? open[open.count - 2].entry.path : ""
+                    open[index].entry.path = parent.isEmpty ? name : parent + "/" + name
+                case .type: open[index].entry.type = text
+                case .length: open[index].entry.length = Int64(text)
+                case .offset: open[index].entry.offset = Int64(text)
+                case .size: open[index].entry.size = Int64(text)
+                case .extractedChecksum: open[index].entry.extractedChecksum = text.lowercased()
                 default: break
                 }
             case 15: // element end
-                if elements.popLast() == .file { open.removeLast() }
+                if elements.popLast() == .file { close(open.removeLast()) }
             default:
                 break
             }

@@ -5,17 +5,22 @@ import Foundation
 public struct CaseCollisionRule: Rule {
     public init() {}
     public func check(_ package: PackageFacts, _ context: RuleContext) -> [Diagnostic] {
-        var firstByKey: [String: ArchivePath] = [:]
+        // Keyed by the folded key's hash, holding entry indices: a table of 100,000 folded
+        // strings would cost more memory than the facts themselves. Equal hashes are confirmed
+        // by comparing the keys.
+        var firstByHash: [Int: [Int]] = [:]
         var findings: [Diagnostic] = []
-        for entry in package.entries {
+        for (index, entry) in package.entries.enumerated() {
             let key = Self.foldedKey(entry.path)
-            if let first = firstByKey[key] {
-                if first != entry.path {
+            let candidates = firstByHash[key.hashValue, default: []]
+            if let first = candidates.first(where: { Self.foldedKey(package.entries[$0].path) == key }) {
+                let firstPath = package.entries[first].path
+                if firstPath != entry.path {
                     findings.append(Diagnostic(.caseCollision, path: entry.path.description,
-                        "same name as '\(first.description)' on a case-insensitive file system: rename one of them"))
+                        "same name as '\(firstPath.description)' on a case-insensitive file system: rename one of them"))
                 }
             } else {
-                firstByKey[key] = entry.path
+                firstByHash[key.hashValue, default: []].append(index)
             }
         }
         return findings
