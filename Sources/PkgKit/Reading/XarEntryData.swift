@@ -1,5 +1,4 @@
 import Foundation
-internal import CZlib
 
 /// Reads one small member of a xar straight from its heap, for `inspect`, which describes a
 /// package from its TOC without streaming every member through libarchive.
@@ -16,32 +15,9 @@ enum XarEntryData {
         case "application/octet-stream":
             return stored
         case "application/x-gzip":
-            return inflate(stored, limit: limit)
+            return ZlibStream.inflateFirst(stored, keepOutput: true, limit: limit)?.output
         default:
             return nil
-        }
-    }
-
-    private static func inflate(_ stored: Data, limit: Int) -> Data? {
-        var output = Data()
-        let chunk = UnsafeMutablePointer<Bytef>.allocate(capacity: 64 * 1024)
-        defer { chunk.deallocate() }
-        return stored.withUnsafeBytes { raw -> Data? in
-            guard let base = raw.baseAddress else { return nil }
-            var stream = z_stream()
-            guard CZlib_inflateInit(&stream) == Z_OK else { return nil }
-            defer { inflateEnd(&stream) }
-            stream.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
-            stream.avail_in = uInt(raw.count)
-            while true {
-                stream.next_out = chunk
-                stream.avail_out = 64 * 1024
-                let status = CZlib.inflate(&stream, Z_NO_FLUSH)
-                output.append(chunk, count: 64 * 1024 - Int(stream.avail_out))
-                if output.count > limit { return nil }
-                if status == Z_STREAM_END { return output }
-                if status != Z_OK { return nil }
-            }
         }
     }
 }

@@ -1,5 +1,4 @@
 import Foundation
-internal import CZlib
 
 /// Recognises what libarchive's xar writer makes of a path given twice (`bsdtar -cf x.xar a a`):
 /// one `<file>` whose `<length>` counts the compressed data once per copy, while the heap holds
@@ -20,33 +19,11 @@ enum XarMergedCopies {
         do {
             try handle.seek(toOffset: UInt64(toc.heapStart + offset))
             guard let stored = try handle.read(upToCount: Int(length)),
-                  let first = firstStreamLength(stored), first > 0,
+                  let first = ZlibStream.inflateFirst(stored, keepOutput: false)?.consumed, first > 0,
                   length % Int64(first) == 0, length / Int64(first) >= 2 else { return nil }
             return Int(length / Int64(first))
         } catch {
             return nil
-        }
-    }
-
-    /// The compressed length of the complete zlib stream at the start of `bytes`, if there is one.
-    static func firstStreamLength(_ bytes: Data) -> Int? {
-        let output = UnsafeMutablePointer<Bytef>.allocate(capacity: 64 * 1024)
-        defer { output.deallocate() }
-        return bytes.withUnsafeBytes { raw -> Int? in
-            guard let base = raw.baseAddress else { return nil }
-            var stream = z_stream()
-            guard CZlib_inflateInit(&stream) == Z_OK else { return nil }
-            defer { inflateEnd(&stream) }
-            stream.next_in = UnsafeMutablePointer(mutating: base.assumingMemoryBound(to: Bytef.self))
-            stream.avail_in = uInt(raw.count)
-            var status: Int32 = Z_OK
-            repeat {
-                stream.next_out = output
-                stream.avail_out = 64 * 1024
-                status = inflate(&stream, Z_NO_FLUSH)
-            } while status == Z_OK
-            guard status == Z_STREAM_END else { return nil }
-            return raw.count - Int(stream.avail_in)
         }
     }
 }
