@@ -15,6 +15,9 @@ import Testing
         "xar-bad-checksum.pkg": [.checksumMismatch],
         "xar-broken-toc.pkg": [.unreadableArchive],
         "xar-header-only.pkg": [.unreadableArchive],
+        // Found by the fuzzer: a header claiming a TOC of 2^63 bytes made inspect's heap offset
+        // negative and trap. libarchive reads the TOC to its zlib end and accepts the package.
+        "xar-huge-toc-length.pkg": [],
         "xar-mangled.pkg": [.unreadableArchive],
         "zip-mangled-names.pkg": [.checksumMismatch, .duplicateEntry, .invalidContentInfo, .missingContents, .outsideContents, .unsafePath],
     ]
@@ -28,7 +31,7 @@ import Testing
     func replay(_ name: String) throws {
         let path = Self.folder.appendingPathComponent(name).path
         let check = try PackageCheck.run(path, context: RuleContext(purpose: .validate, limits: PackageLimits(maxSize: 8 << 20)))
-        #expect(!check.isValid())
+        #expect(check.isValid() == Self.expected[name]!.isEmpty)
         #expect(Set(check.diagnostics.map(\.code)) == Self.expected[name])
         #expect(check.diagnostics.allSatisfy { !$0.message.contains("\n") })
         // inspect reads the same bytes another way; it must come back too.

@@ -35,6 +35,7 @@ public final class LibArchiveReader: PackageReader {
     }
 
     init(source: Source) throws {
+        LibXMLSetup.ensure()
         guard let handle = archive_read_new() else { throw ReadError.io(path: "", "out of memory") }
         self.handle = handle
         self.source = source

@@ -13,11 +13,12 @@ enum XarMergedCopies {
     static func copies(archive: String, path: String) -> Int? {
         guard let toc = XarTableOfContents.read(archive), let data = toc.entry(path),
               data.encoding == "application/x-gzip", let length = data.length, let offset = data.offset,
-              length > 0, length <= maxLength,
+              length > 0, length <= maxLength, offset >= 0,
+              case let (start, overflow) = toc.heapStart.addingReportingOverflow(offset), !overflow,
               let handle = FileHandle(forReadingAtPath: archive) else { return nil }
         defer { try? handle.close() }
         do {
-            try handle.seek(toOffset: UInt64(toc.heapStart + offset))
+            try handle.seek(toOffset: UInt64(start))
             guard let stored = try handle.read(upToCount: Int(length)),
                   let first = ZlibStream.inflateFirst(stored, keepOutput: false)?.consumed, first > 0,
                   length % Int64(first) == 0, length / Int64(first) >= 2 else { return nil }

@@ -50,6 +50,7 @@ public struct XarTableOfContents: Sendable {
     /// Each `<file>` is handed to `visit` when it closes (children before their folder); with
     /// `keepEntries: false` none is kept, so memory does not grow with the package.
     public static func read(_ path: String, keepEntries: Bool = true, visit: ((Entry) -> Void)? = nil) -> XarTableOfContents? {
+        LibXMLSetup.ensure()
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let header = try? handle.read(upToCount: 28), header.count == 28, header.prefix(4) == Data("xar!".utf8) else { return nil }
@@ -60,7 +61,10 @@ public struct XarTableOfContents: Sendable {
         }, { _ in 0 }, context, nil, nil, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)) else { return nil }
         defer { xmlFreeTextReader(reader) }
         var toc = XarTableOfContents()
-        toc.heapStart = 28 + header[8..<16].reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        // A hostile header can claim any length: keep the heap start a sane, positive number.
+        let tocLength = header[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        guard tocLength <= UInt64(Int64.max - 28) else { return nil }
+        toc.heapStart = 28 + Int64(tocLength)
         var elements: [Element] = []
         func close(_ file: (slot: Int, entry: Entry, named: Bool)) {
             if keepEntries { toc.entries[file.slot] = file.entry }

@@ -37,6 +37,7 @@ final class XarTOCWriter {
     }
 
     init(scratch: FileOutput) throws {
+        LibXMLSetup.ensure()
         sink = Sink(scratch: scratch)
         let context = Unmanaged.passUnretained(sink).toOpaque()
         guard let buffer = xmlOutputBufferCreateIO({ context, bytes, count in

@@ -13,6 +13,12 @@ struct ZipWriter {
     /// Zip's clock starts in 1980: earlier timestamps become 1980-01-01 00:00:00 UTC.
     static let zipEpoch: Int64 = 315_532_800
 
+    /// Set once per process: changing the environment while other threads read it is unsafe.
+    private static let utcClock: Void = {
+        setenv("TZ", "UTC0", 1)
+        tzset()
+    }()
+
     final class Context {
         let output: FileOutput
         var error: Error?
@@ -22,8 +28,7 @@ struct ZipWriter {
     func write(_ items: [SourceItem], to output: FileOutput, progress: ((Int64) -> Void)? = nil) throws -> WrittenPackage {
         // libarchive turns times into DOS dates with localtime(): pin the zone so the bytes
         // do not depend on the machine's.
-        setenv("TZ", "UTC0", 1)
-        tzset()
+        _ = Self.utcClock
         output.sha256 = SHA256()
         guard let archive = archive_write_new() else { throw WriteError.compression("libarchive: out of memory") }
         defer { archive_write_free(archive) }
