@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import Testing
 
@@ -17,7 +18,7 @@ import Testing
         #expect(json["format"] as? String == "xar")
         let bytes = try scratch.read("com.example.book.ch1.pkg")
         #expect(json["archiveBytes"] as? Int == bytes.count)
-        #expect((json["sha256"] as? String)?.count == 64)
+        #expect(json["sha256"] as? String == SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined())
         for key in ["output", "format", "productIdentifier", "contentVersion", "fileCount", "payloadBytes", "archiveBytes", "sha256", "skipped", "diagnostics"] {
             #expect(json.keys.contains(key), "missing \(key)")
         }
@@ -146,6 +147,7 @@ import Testing
         let result = try CommandRunner.pkgtool(["create", source, "--format", "zip", "-o", scratch.path("z.pkg"), "--json"])
         #expect(result.status == 0, "\(result.stderr)")
         #expect(try scratch.read("z.pkg").prefix(2) == Data("PK".utf8))
+        #expect(result.json["sha256"] as? String == SHA256.hash(data: try scratch.read("z.pkg")).map { String(format: "%02x", $0) }.joined())
         try CommandRunner.shell("mkdir x && bsdtar -xf z.pkg -C x && diff -r x/Contents src/Contents", in: scratch.url)
         let again = try CommandRunner.pkgtool(["create", source, "--format", "zip", "-o", scratch.path("z2.pkg")], environment: ["TZ": "America/New_York"])
         #expect(again.status == 0)

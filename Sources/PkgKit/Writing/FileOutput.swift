@@ -1,7 +1,6 @@
 #if os(Linux)
 internal import CSyscalls
 #endif
-import Crypto
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -13,7 +12,6 @@ final class FileOutput {
     let descriptor: Int32
     let path: String
     private(set) var position: Int64 = 0
-    var sha256: SHA256?
 
     init(descriptor: Int32, path: String) {
         self.descriptor = descriptor
@@ -38,7 +36,6 @@ final class FileOutput {
 
     /// Writes every byte of `bytes`.
     func write(_ bytes: UnsafeRawBufferPointer) throws {
-        sha256?.update(bufferPointer: bytes)
         guard writeFully(descriptor, bytes) else { throw WriteError.io(path: path, errnoText()) }
         position += Int64(bytes.count)
     }

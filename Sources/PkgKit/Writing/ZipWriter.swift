@@ -21,6 +21,7 @@ struct ZipWriter {
 
     final class Context {
         let output: FileOutput
+        var hasher: BackgroundHasher?
         var error: Error?
         init(output: FileOutput) { self.output = output }
     }
@@ -29,7 +30,9 @@ struct ZipWriter {
         // libarchive turns times into DOS dates with localtime(): pin the zone so the bytes
         // do not depend on the machine's.
         _ = Self.utcClock
-        output.sha256 = SHA256()
+        // The same digest mechanism as the xar writer: the package is hashed as it is written.
+        let hasher = BackgroundHasher(descriptor: output.descriptor, path: output.path)
+        defer { _ = try? hasher.finish() }
         guard let archive = archive_write_new() else { throw WriteError.compression("libarchive: out of memory") }
         defer { archive_write_free(archive) }
         try check(archive, archive_write_set_format_zip(archive))
@@ -41,11 +44,13 @@ struct ZipWriter {
         // Any level also selects deflate in libarchive, so it is set only when deflating.
         if deflate { _ = archive_write_set_format_option(archive, "zip", "compression-level", String(options.level)) }
         let context = Context(output: output)
+        context.hasher = hasher
         let opaque = Unmanaged.passUnretained(context).toOpaque()
         try check(archive, archive_write_open2(archive, opaque, nil, { _, context, bytes, count in
             let context = Unmanaged<ZipWriter.Context>.fromOpaque(context!).takeUnretainedValue()
             do {
                 try context.output.write(UnsafeRawBufferPointer(start: bytes, count: count))
+                context.hasher?.advance(to: context.output.position)
                 return count
             } catch {
                 context.error = error
@@ -99,7 +104,7 @@ struct ZipWriter {
             }
         }
         try check(archive, archive_write_close(archive), context)
-        return WrittenPackage(files: files, archiveBytes: output.position, sha256: output.sha256!.finalize().hexString)
+        return WrittenPackage(files: files, archiveBytes: output.position, sha256: try hasher.finish())
     }
 
     private func check(_ archive: OpaquePointer, _ status: Int32, _ context: Context? = nil) throws {
