@@ -35,7 +35,7 @@ let package = Package(
         .executableTarget(
             name: "pkgtool",
             dependencies: [
-                "PkgKit",
+                "PkgKit", "CSyscalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // libFuzzer harness over readers + rules (`make fuzz`); a plain build replays inputs.

@@ -7,6 +7,7 @@
 #define _GNU_SOURCE
 #endif
 #include <fcntl.h>
+#include <malloc.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -17,6 +18,11 @@ static inline int CSyscalls_syncfs(int fd) { return syncfs(fd); }
 static inline int CSyscalls_exchange(int fromdir, const char *from, int todir, const char *to) {
     return renameat2(fromdir, from, todir, to, RENAME_EXCHANGE);
 }
+
+/* Fixes glibc's mmap threshold at its default (128 KiB). Left alone, glibc raises it to the size
+   of each large block freed, after which big arrays come from the heap and leave holes that stay
+   resident; fixed, every large block is mapped and returned to the system when freed. */
+static inline int CSyscalls_fixMmapThreshold(void) { return mallopt(M_MMAP_THRESHOLD, 128 * 1024); }
 
 /* O_TMPFILE is a macro over two flags. */
 static const int CSyscalls_O_TMPFILE = O_TMPFILE;

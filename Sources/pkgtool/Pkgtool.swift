@@ -17,4 +17,9 @@ struct Pkgtool: ParsableCommand {
         version: version,
         subcommands: [Create.self, Validate.self, Extract.self, Inspect.self, Diff.self]
     )
+
+    static func main() {
+        MemoryPolicy.apply()
+        main(nil)
+    }
 }

@@ -73,17 +73,21 @@ public struct Installer: Sendable {
     /// install returns a report with status `refused`, and leaves nothing behind.
     /// Throws `ReadError` when the package cannot be read, `InstallError` on any write failure.
     ///
-    /// The package is read twice at most: a first look judges every rule that does not need the
-    /// data in full (names, types, links, sizes, plist, executable heads), so that most invalid
-    /// packages are refused before anything is written; then one full pass verifies checksums and
-    /// sizes while writing into the staging folder, and the rules judge that pass again before the
-    /// staged version is renamed into place.
+    /// The package is read twice at most: a first look judges every rule that does not need file
+    /// data (names, types, links, declared sizes, the plist), so that most invalid packages are
+    /// refused before anything is written; then one full pass verifies checksums and sizes and
+    /// looks for executable code while writing into the staging folder, and the rules judge that
+    /// pass again before the staged version is renamed into place (or the staging folder removed).
+    /// The first look reads no file data: on a xar it costs only the table of contents.
     public func install(_ packagePath: String, options: InstallOptions = InstallOptions()) throws -> InstallReport {
         let context = RuleContext(purpose: .extract, limits: options.limits,
                                   expectedProductIdentifier: options.expectedProductIdentifier)
-        let firstLook = try PackageCheck.run(packagePath, context: context, depth: .head, digests: false)
-        var report = InstallReport(firstLook)
-        guard firstLook.isValid(), let info = firstLook.contentInfo, let version = ContentVersion(info.contentVersion) else {
+        // The first look's facts are let go before the full pass builds its own.
+        var (report, firstInfo) = try { () throws -> (InstallReport, ContentInfo?) in
+            let firstLook = try PackageCheck.run(packagePath, context: context, depth: .headers, digests: false)
+            return (InstallReport(firstLook), firstLook.isValid() ? firstLook.contentInfo : nil)
+        }()
+        guard let info = firstInfo, let version = ContentVersion(info.contentVersion) else {
             return report
         }
         let id = info.productIdentifier
@@ -137,12 +141,19 @@ public struct Installer: Sendable {
         // One full pass: verify and stage together, judge what was read, then rename into place.
         let staging = Installer.stagingPrefix + randomSuffix()
         let written: PackageCheck
+        var background: BackgroundSink?
         do {
             let writer = try StagingWriter(product: product, name: staging, productPath: productPath)
+            // Files are written on a second thread while this one reads and verifies.
+            let sink = BackgroundSink(writer)
+            background = sink
             // Digests are not needed here: the container's checksums are verified by reading.
-            written = try PackageCheck.run(packagePath, context: context, digests: false, sink: writer, progress: options.progress)
+            written = try PackageCheck.run(packagePath, context: context, digests: false, sink: sink, progress: options.progress)
+            try sink.drain()
             try writer.finish()
         } catch {
+            // The writing thread must have stopped before its folder is removed.
+            try? background?.drain()
             try? removeTree(product, name: staging)
             throw error
         }

@@ -14,10 +14,14 @@ public struct PackageCheck: Sendable {
     /// `sink`, every byte read is also handed to it.
     public static func run(_ path: String, context: RuleContext, depth: PackageScanner.Depth = .full, digests: Bool = true,
                            sink: EntrySink? = nil, progress: ((Int64, Int64) -> Void)? = nil) throws -> PackageCheck {
-        var opened = try PackageOpener.open(path, limits: context.limits)
-        let scanner = PackageScanner(limits: context.limits, depth: depth, digests: digests, progress: progress)
-        try scanner.scan(opened.reader, into: &opened.facts, sink: sink)
-        return PackageCheck(path: path, facts: opened.facts, diagnostics: Rules.check(opened.facts, context))
+        // The reader (and the TOC it may hold) is let go before the rules build their tables.
+        let facts = try { () throws -> PackageFacts in
+            var opened = try PackageOpener.open(path, limits: context.limits)
+            let scanner = PackageScanner(limits: context.limits, depth: depth, digests: digests, progress: progress)
+            try scanner.scan(opened.reader, into: &opened.facts, sink: sink)
+            return opened.facts
+        }()
+        return PackageCheck(path: path, facts: facts, diagnostics: Rules.check(facts, context))
     }
 
     /// True when no finding is an error (or, when `strict`, no finding at all).

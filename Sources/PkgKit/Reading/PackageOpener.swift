@@ -34,6 +34,9 @@ public enum PackageOpener {
             facts.readFailures.append(Diagnostic(.unreadableArchive, path: nil, "the file is empty: it is not a package"))
             return Opened(reader: EmptyReader(), facts: facts)
         }
+        if magic == Array("xar!".utf8), let native = try XarReader.open(path: path, limits: limits) {
+            return try openXar(native, path: path, facts: facts)
+        }
         let reader: LibArchiveReader
         do {
             reader = try LibArchiveReader(path: path)
@@ -42,12 +45,23 @@ public enum PackageOpener {
             return Opened(reader: EmptyReader(), facts: facts)
         }
         guard magic == Array("xar!".utf8) else { return Opened(reader: reader, facts: facts) }
-        // A xar is a content package or an installer package; its first member tells which.
+        return try openXar(reader, path: path, facts: facts)
+    }
+
+    /// A xar is a content package or an installer package; its first member tells which.
+    /// Installer packages are read through libarchive, whose reader `FlatPackageReader` wraps.
+    private static func openXar(_ reader: PackageReader, path: String, facts: PackageFacts) throws -> Opened {
+        var facts = facts
         do {
             guard let first = try reader.nextEntry() else { return Opened(reader: reader, facts: facts) }
             if FlatPackageReader.startsInstallerPackage(first.path) {
                 facts.format = .flatPackage
-                return Opened(reader: FlatPackageReader(outer: reader, current: first), facts: facts)
+                if let outer = reader as? LibArchiveReader {
+                    return Opened(reader: FlatPackageReader(outer: outer, current: first), facts: facts)
+                }
+                let outer = try LibArchiveReader(path: path)
+                guard let again = try outer.nextEntry() else { return Opened(reader: outer, facts: facts) }
+                return Opened(reader: FlatPackageReader(outer: outer, current: again), facts: facts)
             }
             return Opened(reader: PeekedReader(reader, first: first), facts: facts)
         } catch let error as ReadError {
@@ -63,7 +77,7 @@ final class EmptyReader: PackageReader {
     func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int { 0 }
 }
 
-/// `open(2)` for reading, outside `PackageOpener` whose own `open` would shadow it.
-private func openReadOnly(_ path: String) -> Int32 {
+/// `open(2)` for reading, outside the readers whose own `open` would shadow it.
+func openReadOnly(_ path: String) -> Int32 {
     open(path, O_RDONLY | O_CLOEXEC)
 }

@@ -47,11 +47,22 @@ public protocol PackageReader: AnyObject {
     func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int
     /// How far reading has got, in bytes of the input, and the input's total (for progress).
     var progress: (done: Int64, total: Int64) { get }
+    /// The sha1 (lowercase hex) the container gives for the current file's data, when the reader
+    /// checks the data against it: once every byte has been read without a checksum error, it
+    /// is the data's sha1 and need not be computed again.
+    var declaredSHA1: String? { get }
+    /// How many entries the package holds, when the reader knows before reading them (a xar's
+    /// TOC): the scanner sizes its tables once instead of growing them.
+    var expectedEntryCount: Int? { get }
 }
 
 extension PackageReader {
     /// Readers that cannot tell how far they are report nothing.
     public var progress: (done: Int64, total: Int64) { (0, 0) }
+    /// Readers that do not check sha1 digests themselves give none.
+    public var declaredSHA1: String? { nil }
+    /// Most readers learn the count only by reading.
+    public var expectedEntryCount: Int? { nil }
 }
 
 /// Why reading failed. Each case maps to a diagnostic code or to exit status 2.

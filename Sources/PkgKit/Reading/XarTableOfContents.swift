@@ -8,10 +8,22 @@ internal import CZlib
 public struct XarTableOfContents: Sendable {
     /// One `<file>` element.
     public struct Entry: Sendable {
-        /// The full path, components joined with `/`.
-        public var path = ""
+        /// Position in document order (folders before their contents).
+        public var order = 0
+        /// The full path's bytes, components joined with `/`.
+        public var pathBytes: [UInt8] = []
+        /// The `<name>` alone.
+        public var name: [UInt8] = []
+        /// The `order` of the enclosing `<file>`, or -1 at the top.
+        public var parent = -1
+        /// The full path as text.
+        public var path: String { String(decoding: pathBytes, as: UTF8.self) }
         /// The xar type (`file`, `directory`, `symlink`, …).
         public var type = ""
+        /// `<mode>`: permission bits, read as octal.
+        public var mode: UInt32?
+        /// `<link>`: a symbolic link's target.
+        public var linkTarget: [UInt8]?
         /// `<data><size>`: bytes once unpacked.
         public var size: Int64?
         /// `<data><length>`: bytes stored in the heap.
@@ -20,13 +32,23 @@ public struct XarTableOfContents: Sendable {
         public var offset: Int64?
         /// `<encoding style>`.
         public var encoding: String?
-        /// `<extracted-checksum>`'s style and hex digest.
+        /// `<archived-checksum>`'s style and hex digest (of the stored bytes).
+        public var archivedStyle: String?
+        public var archivedChecksum: String?
+        /// `<extracted-checksum>`'s style and hex digest (of the unpacked bytes).
         public var extractedStyle: String?
         public var extractedChecksum: String?
     }
 
     /// The TOC checksum style (`sha1`, `md5`, …).
     public var checksumStyle: String?
+    /// Where the TOC's own checksum lies in the heap, and its length.
+    public var checksumOffset: Int64?
+    public var checksumSize: Int64?
+    /// The header's checksum algorithm number (0 none, 1 sha1, 2 md5, 3 named in the header).
+    public var headerChecksumAlgorithm: UInt32 = 0
+    /// The compressed TOC's length, as the header gives it.
+    public var compressedLength: Int64 = 0
     /// Where the heap starts in the file: every data offset counts from here.
     public var heapStart: Int64 = 0
     /// Every `<file>`, parents before their children, in document order.
@@ -36,14 +58,17 @@ public struct XarTableOfContents: Sendable {
     static let maxTOCBytes: Int64 = 512 << 20
     /// The most `<file>` elements accepted.
     static let maxEntries = 1_000_000
+    /// The longest path kept: longer ones are cut here and refused by every reader.
+    static let maxPathBytes = 4 * PackageLimits.maxPathBytes + 1
     /// The deepest element nesting accepted.
     static let maxDepth = 600
 
     /// The entry at `path`, if any.
-    public func entry(_ path: String) -> Entry? { entries.first { $0.path == path } }
+    public func entry(_ path: String) -> Entry? { entries.first { $0.pathBytes.elementsEqual(path.utf8) } }
 
     private enum Element {
-        case file, name, type, data, length, offset, size, encoding, extractedChecksum, checksum, other
+        case file, name, type, mode, link, data, length, offset, size, encoding, archivedChecksum, extractedChecksum
+        case checksum, checksumOffset, checksumSize, other
     }
 
     /// Reads the TOC of the xar at `path`, or returns nil when it is not a readable xar.
@@ -58,13 +83,17 @@ public struct XarTableOfContents: Sendable {
         let context = Unmanaged.passUnretained(source).toOpaque()
         guard let reader = xmlReaderForIO({ context, buffer, length in
             Unmanaged<InflatingSource>.fromOpaque(context!).takeUnretainedValue().read(buffer!, Int(length))
-        }, { _ in 0 }, context, nil, nil, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)) else { return nil }
+        }, { _ in 0 }, context, nil, nil, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOBLANKS.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)) else { return nil }
         defer { xmlFreeTextReader(reader) }
         var toc = XarTableOfContents()
         // A hostile header can claim any length: keep the heap start a sane, positive number.
         let tocLength = header[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
         guard tocLength <= UInt64(Int64.max - 28) else { return nil }
         toc.heapStart = 28 + Int64(tocLength)
+        toc.compressedLength = Int64(tocLength)
+        toc.headerChecksumAlgorithm = header[24..<28].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
+        // A header longer than 28 bytes moves the TOC; pkgtool reads only the standard layout.
+        guard header[4] == 0, header[5] == 28 else { return nil }
         var elements: [Element] = []
         func close(_ file: (slot: Int, entry: Entry, named: Bool)) {
             if keepEntries { toc.entries[file.slot] = file.entry }
@@ -83,13 +112,18 @@ public struct XarTableOfContents: Sendable {
                     count += 1
                     // The slot keeps document order (folders before their contents).
                     if keepEntries { toc.entries.append(Entry()) }
-                    open.append((toc.entries.count - 1, Entry(), false))
+                    var entry = Entry()
+                    entry.order = count - 1
+                    entry.parent = open.last?.entry.order ?? -1
+                    open.append((toc.entries.count - 1, entry, false))
                 case .name:
                     base64Name = attribute(reader, "enctype") == "base64"
                 case .encoding:
                     if !open.isEmpty { open[open.count - 1].entry.encoding = attribute(reader, "style") }
                 case .extractedChecksum:
                     if !open.isEmpty { open[open.count - 1].entry.extractedStyle = attribute(reader, "style") }
+                case .archivedChecksum:
+                    if !open.isEmpty { open[open.count - 1].entry.archivedStyle = attribute(reader, "style") }
                 case .checksum where open.isEmpty:
                     toc.checksumStyle = attribute(reader, "style")
                 default:
@@ -102,23 +136,42 @@ public struct XarTableOfContents: Sendable {
                     guard elements.count < maxDepth else { return nil }
                 }
             case 3, 4: // text, CDATA
-                guard !open.isEmpty, let top = elements.last else { continue }
+                guard let top = elements.last else { continue }
+                let value = xmlTextReaderConstValue(reader)
+                if top == .checksumOffset || top == .checksumSize {
+                    guard open.isEmpty else { continue }
+                    let number = value.flatMap { Int64(String(cString: $0)) }
+                    if top == .checksumOffset { toc.checksumOffset = number } else { toc.checksumSize = number }
+                    continue
+                }
+                guard !open.isEmpty else { continue }
                 let index = open.count - 1
-                let text = xmlTextReaderConstValue(reader).map { String(cString: $0) } ?? ""
-                switch top {
-                case .name:
+                if top == .name || top == .link {
+                    var bytes = value.map { Array(UnsafeBufferPointer(start: $0, count: strlen(UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)))) } ?? []
+                    if top == .link { open[index].entry.linkTarget = bytes; continue }
                     // libarchive 3.6.2 joins repeated <name>s; real packages repeat them. The first counts.
                     guard !open[index].named else { continue }
                     open[index].named = true
-                    var name = text
-                    if base64Name, let data = Data(base64Encoded: text) { name = String(decoding: data, as: UTF8.self) }
-                    let parent = open.count > 1 ? open[open.count - 2].entry.path : ""
-                    open[index].entry.path = parent.isEmpty ? name : parent + "/" + name
-                case .type: open[index].entry.type = text
-                case .length: open[index].entry.length = Int64(text)
-                case .offset: open[index].entry.offset = Int64(text)
-                case .size: open[index].entry.size = Int64(text)
-                case .extractedChecksum: open[index].entry.extractedChecksum = text.lowercased()
+                    if base64Name, let data = Data(base64Encoded: Data(bytes)) { bytes = Array(data) }
+                    open[index].entry.name = bytes
+                    let parent = open.count > 1 ? open[open.count - 2].entry.pathBytes : []
+                    var path = parent.isEmpty ? bytes : parent + [UInt8(ascii: "/")] + bytes
+                    // A hostile TOC can nest long names deeply: past any path a reader accepts,
+                    // the path is cut, so that every entry's copy stays small.
+                    if path.count > maxPathBytes { path.removeSubrange(maxPathBytes...) }
+                    open[index].entry.pathBytes = path
+                    continue
+                }
+                // Only the elements read are turned into Swift values: a TOC is mostly other text.
+                func text() -> String { value.map { String(cString: $0) } ?? "" }
+                switch top {
+                case .type: open[index].entry.type = text()
+                case .mode: open[index].entry.mode = octal(value)
+                case .archivedChecksum: open[index].entry.archivedChecksum = text().lowercased()
+                case .length: open[index].entry.length = Int64(text())
+                case .offset: open[index].entry.offset = Int64(text())
+                case .size: open[index].entry.size = Int64(text())
+                case .extractedChecksum: open[index].entry.extractedChecksum = text().lowercased()
                 default: break
                 }
             case 15: // element end
@@ -129,6 +182,22 @@ public struct XarTableOfContents: Sendable {
             if source.total > maxTOCBytes { return nil }
         }
         return source.failed ? nil : toc
+    }
+
+    /// An octal number with optional blanks around it (`<mode>0644</mode>`); nil when it is not one.
+    private static func octal(_ text: UnsafePointer<xmlChar>?) -> UInt32? {
+        guard var cursor = text else { return nil }
+        var value: UInt32 = 0
+        var digits = 0
+        while cursor.pointee == 0x20 || cursor.pointee == 0x09 || cursor.pointee == 0x0A { cursor += 1 }
+        while cursor.pointee >= UInt8(ascii: "0") && cursor.pointee <= UInt8(ascii: "7") {
+            guard digits < 11 else { return nil }
+            value = value << 3 | UInt32(cursor.pointee - UInt8(ascii: "0"))
+            digits += 1
+            cursor += 1
+        }
+        while cursor.pointee == 0x20 || cursor.pointee == 0x09 || cursor.pointee == 0x0A { cursor += 1 }
+        return digits > 0 && cursor.pointee == 0 ? value : nil
     }
 
     /// What an element is, judged by its name and the element it sits in.
@@ -142,6 +211,8 @@ public struct XarTableOfContents: Sendable {
         case .file:
             if equals("name") { return .name }
             if equals("type") { return .type }
+            if equals("mode") { return .mode }
+            if equals("link") { return .link }
             if equals("data") { return .data }
         case .data:
             if equals("length") { return .length }
@@ -149,6 +220,10 @@ public struct XarTableOfContents: Sendable {
             if equals("size") { return .size }
             if equals("encoding") { return .encoding }
             if equals("extracted-checksum") { return .extractedChecksum }
+            if equals("archived-checksum") { return .archivedChecksum }
+        case .checksum:
+            if equals("offset") { return .checksumOffset }
+            if equals("size") { return .checksumSize }
         default:
             if equals("checksum") { return .checksum }
         }

@@ -5,22 +5,28 @@ import Foundation
 public struct CaseCollisionRule: Rule {
     public init() {}
     public func check(_ package: PackageFacts, _ context: RuleContext) -> [Diagnostic] {
-        // Keyed by the folded key's hash, holding entry indices: a table of 100,000 folded
-        // strings would cost more memory than the facts themselves. Equal hashes are confirmed
-        // by comparing the keys.
-        var firstByHash: [Int: [Int]] = [:]
+        // Keyed by the folded key's hash, holding the first entry's index: a table of 100,000
+        // folded strings would cost more memory than the facts themselves. Equal hashes are
+        // confirmed by comparing the keys; different keys with one hash (rare) go to `others`.
+        var firstByHash: [Int: Int] = [:]
+        var others: [Int: [Int]] = [:]
         var findings: [Diagnostic] = []
         for (index, entry) in package.entries.enumerated() {
             let key = Self.foldedKey(entry.path)
-            let candidates = firstByHash[key.hashValue, default: []]
-            if let first = candidates.first(where: { Self.foldedKey(package.entries[$0].path) == key }) {
-                let firstPath = package.entries[first].path
+            let hash = key.hashValue
+            guard let first = firstByHash[hash] else {
+                firstByHash[hash] = index
+                continue
+            }
+            let candidates = [first] + others[hash, default: []]
+            if let match = candidates.first(where: { Self.foldedKey(package.entries[$0].path) == key }) {
+                let firstPath = package.entries[match].path
                 if firstPath != entry.path {
                     findings.append(Diagnostic(.caseCollision, path: entry.path.description,
                         "same name as '\(firstPath.description)' on a case-insensitive file system: rename one of them"))
                 }
             } else {
-                firstByHash[key.hashValue, default: []].append(index)
+                others[hash, default: []].append(index)
             }
         }
         return findings

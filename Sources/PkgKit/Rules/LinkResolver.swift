@@ -22,6 +22,8 @@ struct LinkResolver {
     static let maxHops = 40
 
     init(_ package: PackageFacts) {
+        // Only links need resolving: without any, no table of every path is built.
+        guard package.entries.contains(where: { $0.kind == .symlink }) else { return }
         for entry in package.entries {
             paths.insert(entry.path.string)
             if entry.kind == .symlink, let target = entry.linkTarget { links[entry.path.string] = target }

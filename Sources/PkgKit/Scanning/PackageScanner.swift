@@ -48,6 +48,9 @@ public struct PackageScanner {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
         defer { buffer.deallocate() }
         var totalRead: Int64 = 0
+        if let expected = reader.expectedEntryCount {
+            facts.entries.reserveCapacity(facts.entries.count + min(expected, limits.maxEntries))
+        }
         do {
             while let entry = try reader.nextEntry() {
                 if entry.path.isRoot && entry.kind == .directory { continue }
@@ -117,7 +120,9 @@ public struct PackageScanner {
                           totalRead: inout Int64, keepAll: Bool, fact: inout EntryFacts, sink: EntrySink?) throws -> ReadOutcome {
         var outcome = ReadOutcome()
         var head: [UInt8] = []
-        var hasher = depth == .full && digests ? Insecure.SHA1() : nil
+        // A digest the reader checks the data against is the data's sha1 once reading succeeds.
+        let declared = depth == .full && digests ? reader.declaredSHA1 : nil
+        var hasher = depth == .full && digests && declared == nil ? Insecure.SHA1() : nil
         var size: Int64 = 0
         let headLimit = ExecutableFormat.headBytes
         let maxKept = PackageLimits.maxContentInfoBytes
@@ -163,6 +168,7 @@ public struct PackageScanner {
             fact.size = size
         }
         if let digest = hasher?.finalize() { fact.sha1 = digest.hexString }
+        if let declared, outcome.checksumFailure == nil, !outcome.passedLimit { fact.sha1 = declared }
         return outcome
     }
 }

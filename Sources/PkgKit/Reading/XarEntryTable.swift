@@ -1,0 +1,162 @@
+/// A xar table of contents kept for reading the heap: one fixed-size record per `<file>`, with
+/// names (not full paths), link targets and digests packed into one byte arena, which so never
+/// outgrows the TOC. A 100,000-file package costs
+/// about 10 MB here, where libarchive keeps several times that in strings and XML.
+struct XarEntryTable {
+    /// One `<file>`, in document order. Arena positions are 32-bit: a TOC is at most 512 MB.
+    struct Record {
+        /// -1 when the TOC does not say.
+        var size: Int64
+        var length: Int64
+        var offset: Int64
+        /// The `<name>` alone: a path is its parents' names and this one.
+        var nameStart: UInt32
+        var nameCount: UInt32
+        /// The parent's index, or -1 at the top.
+        var parent: Int32
+        var linkStart: UInt32
+        /// -1 for no link.
+        var linkCount: Int32
+        /// The archived digest then the extracted one, decoded from hex.
+        var digestStart: UInt32
+        var archivedCount: UInt8
+        var extractedCount: UInt8
+        var mode: UInt16
+        var kind: EntryKind
+        var archivedStyle: XarChecksumStyle
+        var extractedStyle: XarChecksumStyle
+        /// Whether the TOC gives `<data>` at all.
+        var hasData: Bool
+        var gzip: Bool
+        /// Where the `<file>` stands in document order.
+        var order: Int32
+    }
+
+    private(set) var records: [Record] = []
+    private(set) var arena: [UInt8] = []
+    /// Why libarchive must read this package instead (an encoding, checksum or entry type
+    /// pkgtool does not read itself), or nil.
+    private(set) var needsLibArchive: String?
+
+    /// Adds `entry` (handed over in any order; `finish` puts records in document order).
+    mutating func add(_ entry: XarTableOfContents.Entry) {
+        let kind = EntryKind(xarType: entry.type)
+        let known = ["file", "directory", "symlink", "fifo", "character special", "block special", "socket"]
+        if !known.contains(entry.type) { needsLibArchive = needsLibArchive ?? "entry type \(entry.type)" }
+        var gzip = false
+        switch entry.encoding ?? "application/octet-stream" {
+        case "application/octet-stream": break
+        case "application/x-gzip": gzip = true
+        case let other: if entry.length ?? 0 > 0 { needsLibArchive = needsLibArchive ?? "encoding \(other)" }
+        }
+        let archivedStyle = XarChecksumStyle(name: entry.archivedChecksum == nil ? nil : entry.archivedStyle)
+        let extractedStyle = XarChecksumStyle(name: entry.extractedChecksum == nil ? nil : entry.extractedStyle)
+        if archivedStyle == nil || extractedStyle == nil { needsLibArchive = needsLibArchive ?? "checksum style" }
+        let nameStart = UInt32(arena.count)
+        arena += entry.name
+        let linkStart = UInt32(arena.count)
+        if let link = entry.linkTarget { arena += link }
+        let digestStart = UInt32(arena.count)
+        let archived = Self.appendHex(archivedStyle == XarChecksumStyle.none ? nil : entry.archivedChecksum, to: &arena)
+        let extracted = Self.appendHex(extractedStyle == XarChecksumStyle.none ? nil : entry.extractedChecksum, to: &arena)
+        records.append(Record(size: entry.size ?? -1, length: entry.length ?? -1, offset: entry.offset ?? -1,
+                              nameStart: nameStart, nameCount: UInt32(entry.name.count), parent: Int32(truncatingIfNeeded: entry.parent),
+                              linkStart: linkStart, linkCount: Int32(entry.linkTarget?.count ?? -1),
+                              digestStart: digestStart, archivedCount: archived, extractedCount: extracted,
+                              mode: UInt16((entry.mode ?? 0) & 0o7777), kind: kind,
+                              archivedStyle: archivedStyle ?? .none, extractedStyle: extractedStyle ?? .none,
+                              hasData: entry.length != nil || entry.offset != nil, gzip: gzip,
+                              order: Int32(truncatingIfNeeded: entry.order)))
+    }
+
+    /// Puts the records in document order (folders before their contents). Records arrive as
+    /// their `<file>` closes, which puts a folder after its contents; they are moved in place,
+    /// so the table never exists twice.
+    mutating func finish() {
+        inPlace: for start in records.indices {
+            // Follow the cycle through `start`: each record goes to the slot its order names.
+            while Int(records[start].order) != start {
+                let target = Int(records[start].order)
+                guard target >= 0, target < records.count, Int(records[target].order) != target else {
+                    sortByOrder()
+                    break inPlace
+                }
+                records.swapAt(start, target)
+            }
+        }
+        // Growing by doubling leaves up to half of each array unused for the whole read.
+        records = records.withUnsafeBufferPointer { Array($0) }
+        arena = arena.withUnsafeBufferPointer { Array($0) }
+    }
+
+    /// The fallback when orders are not exactly 0..<count (a TOC cut short at the entry limit).
+    private mutating func sortByOrder() { records.sort { $0.order < $1.order } }
+
+    /// The full path of the record at `index`, or nil when it passes `limit` bytes.
+    func path(at index: Int, limit: Int) -> [UInt8]? {
+        var names: [Range<Int>] = []
+        var length = -1
+        var current = index
+        while current >= 0 && current < records.count {
+            let record = records[current]
+            let start = Int(record.nameStart)
+            names.append(start..<start + Int(record.nameCount))
+            length += Int(record.nameCount) + 1
+            if length > limit { return nil }
+            // Parents come first in document order: a parent index not below is hostile.
+            guard Int(record.parent) < current else { break }
+            current = Int(record.parent)
+        }
+        var path: [UInt8] = []
+        path.reserveCapacity(max(length, 0))
+        for range in names.reversed() {
+            if !path.isEmpty { path.append(UInt8(ascii: "/")) }
+            path += arena[range]
+        }
+        return path
+    }
+
+    func link(_ record: Record) -> [UInt8]? {
+        record.linkCount < 0 ? nil : Array(arena[Int(record.linkStart)..<Int(record.linkStart) + Int(record.linkCount)])
+    }
+
+    func archivedDigest(_ record: Record) -> ArraySlice<UInt8> {
+        arena[Int(record.digestStart)..<Int(record.digestStart) + Int(record.archivedCount)]
+    }
+
+    func extractedDigest(_ record: Record) -> ArraySlice<UInt8> {
+        let start = Int(record.digestStart) + Int(record.archivedCount)
+        return arena[start..<start + Int(record.extractedCount)]
+    }
+
+    /// Appends the bytes of a hex digest and returns how many; a digest that is not hex (or
+    /// longer than any xar style) becomes one zero byte, which matches no data, so the file
+    /// reads as damaged.
+    private static func appendHex(_ text: String?, to arena: inout [UInt8]) -> UInt8 {
+        guard let text else { return 0 }
+        let start = arena.count
+        var high: UInt8?
+        var valid = text.utf8.count % 2 == 0 && text.utf8.count <= 128
+        for character in text.utf8 where valid {
+            let value: UInt8
+            switch character {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character &- UInt8(ascii: "0")
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = character &- UInt8(ascii: "a") &+ 10
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = character &- UInt8(ascii: "A") &+ 10
+            default: valid = false; continue
+            }
+            if let first = high {
+                arena.append(first << 4 | value)
+                high = nil
+            } else {
+                high = value
+            }
+        }
+        guard valid else {
+            arena.removeSubrange(start...)
+            arena.append(0)
+            return 1
+        }
+        return UInt8(arena.count - start)
+    }
+}
