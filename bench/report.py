@@ -156,9 +156,10 @@ def main():
         w("RSS shown as ≤N is at the measuring floor: Linux carries the Python wrapper's own "
           "peak RSS (%.1f MiB) into the child, so smaller peaks cannot be seen." % (floor_kb / MIB))
     w("")
-    w("Targets: create ratio ≤ 0.35 with a package ≤ 2% larger than bsdtar's; validate ≤ 1.1; "
-      "extract ≤ 1.0; inspect of the 100,000-file package (`many`) ≤ 1.5; pkgtool peak RSS ≤ 64 MiB "
-      "on `large` and ≤ bsdtar's + 20% on `many`.")
+    w("Targets (issue 5): on `medium`, create ratio ≤ 0.35 with a package ≤ 2% larger than bsdtar's, "
+      "validate ≤ 1.1, extract ≤ 1.0; inspect of the 100,000-file package (`many`) ≤ 1.5; pkgtool peak RSS ≤ 64 MiB "
+      "on `large` and ≤ bsdtar's + 20% on `many`. Time ratios of the other corpora are shown without a verdict "
+      "(a package's size is checked on every corpus).")
     if notes or failures:
         w("")
         w("## Notes")
@@ -204,7 +205,9 @@ def verdict(c, op, ratio, size_ratio, p, b):
         return "n/a"
     misses = []
     checked = False
-    limit = {"create": 0.35, "validate": 1.1, "extract": 1.0}.get(op)
+    # The time targets are the issue's: ratios on the medium corpus, inspect on many. Other
+    # rows show their ratio without a verdict on time.
+    limit = {"create": 0.35, "validate": 1.1, "extract": 1.0}.get(op) if c == "medium" else None
     if op == "inspect" and c == "many":
         limit = 1.5
     if limit is not None:

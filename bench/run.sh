@@ -65,6 +65,9 @@ SIZESF=$WORK/sizes.tsv        # corpus side bytes
 NOTES=$WORK/notes.tsv         # corpus note
 : > "$RESULTS"; : > "$SIZESF"; : > "$NOTES"
 rm -f "$LOGS"/*.log
+TRASH=$WORK/extract-trash     # extract outputs, removed when the benchmark ends
+rm -rf "$TRASH"; mkdir -p "$TRASH"
+trap 'rm -rf "$TRASH"' EXIT
 
 # Memory floor of the wrapper: Linux carries the spawning Python's peak RSS
 # into its child, so ru_maxrss never reads below this.
@@ -143,13 +146,16 @@ for name in "${SIZES[@]}"; do
     B_PREP=noprep; B_CMD=("$WORK/readloop" "$READPKG")
     pair "$name" validate
 
-    # extract (a fresh, empty folder each run; removal is not timed)
-    prep_extract_p() { rm -rf "$XP"; mkdir "$XP"; }
-    prep_extract_b() { rm -rf "$XB"; }
+    # extract (a fresh, empty folder each run). The last run's folder is moved aside, not
+    # removed: ext4 skips inodes freed in the last minute or more when it allocates new ones
+    # (fs/ext4/ialloc.c, recently_deleted), so removing 100,000 files just before a timed run
+    # makes that run pay for the removal. Everything is removed at the end of the benchmark.
+    prep_extract_p() { [ ! -e "$XP" ] || mv "$XP" "$TRASH/$name-pkgtool-$RANDOM$RANDOM"; mkdir "$XP"; }
+    prep_extract_b() { [ ! -e "$XB" ] || mv "$XB" "$TRASH/$name-bsdtar-$RANDOM$RANDOM"; }
     P_PREP=prep_extract_p; P_CMD=("$PKGTOOL" extract "$READPKG" --documents "$XP")
     B_PREP=prep_extract_b; B_CMD=(sh -c 'mkdir "$1" && bsdtar -xf "$2" -C "$1" && sync' sh "$XB" "$READPKG")
     pair "$name" extract
-    rm -rf "$XP" "$XB"
+    mv "$XP" "$TRASH/$name-pkgtool-last"; mv "$XB" "$TRASH/$name-bsdtar-last"
 
     # inspect
     P_PREP=noprep; P_CMD=("$PKGTOOL" inspect "$READPKG")

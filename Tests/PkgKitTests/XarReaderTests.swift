@@ -125,6 +125,16 @@ import Testing
         #expect(try Self.check(path) == ["checksum-mismatch -"])
     }
 
+    @Test func aHeaderClaimingTheLargestTableOfContentsIsUnreadableNotATrap() throws {
+        let dir = TempDir()
+        var bytes = XarCrafter(Make.valid()).build()
+        let claimed = UInt64(Int64.max - 28)
+        for index in 0..<8 { bytes[8 + index] = UInt8(truncatingIfNeeded: claimed >> (56 - 8 * index)) }
+        let path = dir.at("p.pkg")
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        #expect(try Self.check(path) == ["unreadable-archive -"])
+    }
+
     @Test func liesAboutSizesAndCutOffFilesAreUnreadable() throws {
         let dir = TempDir()
         let short = try XarCrafter([Make.plist, F(path: "Contents/a.txt", data: Make.text("hello"), declaredSize: 9)]).write(to: dir.at("short.pkg"))

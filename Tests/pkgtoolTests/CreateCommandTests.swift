@@ -229,6 +229,11 @@ import Testing
             sizes.append(result.json["archiveBytes"] as? Int ?? 0)
         }
         #expect(sizes[1] < sizes[0], "level 9 should be smaller than level 1: \(sizes)")
+        // The default is level 4, byte for byte.
+        #expect(try CommandRunner.pkgtool(["create", source, "-o", scratch.path("default.pkg")]).status == 0)
+        #expect(try CommandRunner.pkgtool(["create", source, "--level", "4", "-o", scratch.path("l4.pkg")]).status == 0)
+        #expect(FileManager.default.contents(atPath: scratch.path("default.pkg")) == FileManager.default.contents(atPath: scratch.path("l4.pkg")))
+        #expect(FileManager.default.contents(atPath: scratch.path("default.pkg")) != FileManager.default.contents(atPath: scratch.path("l9.pkg")))
         try CommandRunner.shell("mkdir x && bsdtar -xf l1.pkg -C x && diff -r x src", in: scratch.url)
     }
 }

@@ -96,7 +96,7 @@ final class XarReader: PackageReader {
     private func verifyTOC(_ toc: XarTableOfContents, style: XarChecksumStyle) throws -> ReadError? {
         guard var digest = style.makeDigest() else { return nil }
         guard let offset = toc.checksumOffset, let size = toc.checksumSize, offset >= 0, size > 0, size <= 64,
-              case let (start, overflow) = heapStart.addingReportingOverflow(offset), !overflow, start + size <= fileSize else {
+              case let (start, overflow) = heapStart.addingReportingOverflow(offset), !overflow, start <= fileSize, size <= fileSize - start else {
             return .unreadable(path: nil, "the table of contents does not say where its checksum is")
         }
         var done: Int64 = 0

@@ -17,13 +17,16 @@ public struct WriteOptions: Sendable {
     /// How file data is encoded.
     public var compression: CompressionMode = .auto
     /// zlib level, 1–9.
-    public var level: Int32 = 6
+    public var level: Int32 = WriteOptions.defaultLevel
+    /// The default zlib level. On the benchmark's mixed corpus level 4 compresses a quarter
+    /// faster than 6 (bsdtar's) for a package 0.4% larger; text alone grows about 1%.
+    public static let defaultLevel: Int32 = 4
     /// Worker threads for compression (output is identical for every value).
     public var jobs: Int = 1
     /// Every timestamp in the package: `SOURCE_DATE_EPOCH`, else 0.
     public var timestamp: Int64 = 0
 
-    public init(format: OutputFormat = .xar, compression: CompressionMode = .auto, level: Int32 = 6, jobs: Int = 1, timestamp: Int64 = 0) {
+    public init(format: OutputFormat = .xar, compression: CompressionMode = .auto, level: Int32 = WriteOptions.defaultLevel, jobs: Int = 1, timestamp: Int64 = 0) {
         self.format = format
         self.compression = compression
         self.level = level

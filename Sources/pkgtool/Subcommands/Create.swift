@@ -38,8 +38,8 @@ extension Pkgtool {
         @Option(help: "auto (zlib, but store data that does not shrink), zlib or none.")
         var compression: CompressionMode = .auto
 
-        @Option(help: "zlib level, 1-9.")
-        var level: Int32 = 6
+        @Option(help: "zlib level, 1-9 (default 4: a quarter faster than 6 for about 1% more compressed text; 6 or 9 for the smallest package).")
+        var level: Int32 = WriteOptions.defaultLevel
 
         @Option(help: "Container: xar, or zip (the form the store delivers to devices).")
         var format: OutputFormat = .xar
