@@ -43,6 +43,24 @@ private final class InstallerScratch {
 }
 
 @Suite struct InstallerTests {
+    /// The staging writer keeps at most ~256 folders open; a hard link made at the end needs the
+    /// folders of its target and of itself open together, even when opening one evicts the rest.
+    @Test func hardLinkAfterManyFoldersIsInstalled() throws {
+        let scratch = InstallerScratch()
+        var files = [XarCrafter.contentInfo(),
+                     XarCrafter.File(path: "Contents/d000/original.txt", data: Array("shared".utf8), hardlink: "original", id: 9000)]
+        for index in 1..<257 { files.append(.file("Contents/d\(String(format: "%03d", index))/f.txt", "file \(index)")) }
+        // One <name> holding slashes: its folder gets no entry of its own, so it is first opened
+        // by the link itself.
+        files.append(XarCrafter.File(path: "Contents/zz/link.txt", hardlink: "9000", id: 9001, rawName: true))
+        try FileManager.default.createDirectory(atPath: scratch.root, withIntermediateDirectories: true)
+        let package = try XarCrafter(files).write(to: scratch.root + "/p.pkg")
+        let report = try Installer(documents: scratch.documents).install(package)
+        #expect(report.status == .installed, "\(report.diagnostics)")
+        #expect(scratch.read("com.example.book/1.0/zz/link.txt") == "shared")
+        #expect(scratch.read("com.example.book/1.0/d256/f.txt") == "file 256")
+    }
+
     @Test func installsTreeAndRecord() throws {
         let s = InstallerScratch()
         let pkg = s.package("p1", version: "1.0", files: ["a.txt": "A", "sub/b.txt": "B"], links: ["sub/l": "../a.txt"])

@@ -16,12 +16,12 @@ final class StagingTree {
         self.path = path
     }
 
-    /// The descriptor of the folder `parts` below the root, made (0755) when missing.
+    /// The descriptor of the folder `parts` below the root, made (0755) when missing. It stays
+    /// open until the next `trim`.
     func directory(_ parts: [String], create: Bool = true) throws -> Int32 {
         if parts.isEmpty { return root }
         let key = parts.joined(separator: "/")
         if let fd = open[key] { return fd }
-        if open.count > 256 { closeFolders() }
         let parent = try directory(Array(parts.dropLast()), create: create)
         let name = parts.last!
         if create, mkdirat(parent, name, 0o755) != 0, errno != EEXIST {
@@ -32,6 +32,12 @@ final class StagingTree {
         fchmod(fd, 0o755)
         open[key] = fd
         return fd
+    }
+
+    /// Bounds the open descriptors. Called between entries, never while a caller still holds a
+    /// descriptor from `directory` (a hard link needs two at once).
+    func trim() {
+        if open.count > 256 { closeFolders() }
     }
 
     /// Closes the folders opened so far (they are reopened on demand).

@@ -34,6 +34,7 @@ final class StagingWriter: EntrySink {
 
     func begin(_ entry: ArchiveEntry) throws {
         closeFile()
+        tree.trim()
         guard let relative = entry.path.contentsRelative, !relative.isEmpty else { return }
         let parts = relative.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
         guard parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else {
@@ -74,6 +75,7 @@ final class StagingWriter: EntrySink {
     func finish() throws {
         closeFile()
         for (link, target) in hardlinks {
+            tree.trim()
             guard target.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else {
                 throw InstallError.packageChanged("hard link to an unsafe path while installing")
             }

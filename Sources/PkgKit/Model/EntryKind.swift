@@ -11,7 +11,13 @@ public enum EntryKind: String, Codable, Sendable {
 
     /// The kind a xar TOC's `<type>` names (unknown types read as files, as libarchive does).
     public init(xarType: String) {
-        switch xarType {
+        self = EntryKind(knownXarType: xarType) ?? .file
+    }
+
+    /// The kind a xar TOC's `<type>` names, or nil for a type xar does not define.
+    public init?(knownXarType: String) {
+        switch knownXarType {
+        case "file": self = .file
         case "directory": self = .directory
         case "symlink": self = .symlink
         case "hardlink": self = .hardlink
@@ -19,7 +25,7 @@ public enum EntryKind: String, Codable, Sendable {
         case "character special": self = .characterDevice
         case "block special": self = .blockDevice
         case "socket": self = .socket
-        default: self = .file
+        default: return nil
         }
     }
 

@@ -16,6 +16,22 @@ extension Array where Element == UInt8 {
     }
 }
 
+/// Reads at `offset` until `buffer` is full or the file ends, resuming after short reads and
+/// signals. Returns the bytes read, or -1 with `errno` set when the system refuses.
+func readFully(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int {
+    var done = 0
+    while done < buffer.count {
+        let count = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+        if count < 0 {
+            if errno == EINTR { continue }
+            return -1
+        }
+        if count == 0 { break }
+        done += count
+    }
+    return done
+}
+
 /// Writes every byte of `bytes` to `descriptor`, resuming after short writes and signals.
 /// Returns false with `errno` set when the system refuses (disk full, I/O error).
 func writeFully(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {

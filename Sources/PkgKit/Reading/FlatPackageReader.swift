@@ -3,7 +3,7 @@
 /// Payload's root; the installer's own members (Distribution, Bom, PackageInfo) are not content.
 public final class FlatPackageReader: PackageReader {
     public let format: PackageFormat = .flatPackage
-    private let outer: LibArchiveReader
+    private let outer: PackageReader
     private var inner: LibArchiveReader?
     private var byteSource: ArchiveByteSource?
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
@@ -21,14 +21,14 @@ public final class FlatPackageReader: PackageReader {
 
     /// True when the first member of a xar says it is an installer package rather than content
     /// (whose first member is ContentInfo.plist or Contents). Deciding on the first member lets a
-    /// package be read in one pass: libarchive parses the whole TOC before the first member.
+    /// package be read in one pass: either xar reader parses the whole TOC before the first member.
     static func startsInstallerPackage(_ first: ArchivePath) -> Bool {
         let top = first.topLevel
         return installerMembers.contains(top) || top.hasSuffix(".pkg")
     }
 
     /// Reads on from `outer`, whose current member is `current`.
-    init(outer: LibArchiveReader, current: ArchiveEntry) {
+    init(outer: PackageReader, current: ArchiveEntry) {
         self.outer = outer
         self.pendingMember = current
     }

@@ -203,7 +203,7 @@ public final class LibArchiveReader: PackageReader {
     private func streamEndedEarly() -> ReadError {
         if format == .xar, case .file(let archive) = source, let path = currentRawPath,
            let copies = XarMergedCopies.copies(archive: archive, path: path) {
-            return .duplicateEntry(path: currentPath, "this path was stored \(copies) times in one entry (libarchive's xar writer does this when given a path twice): give each path once and rebuild the package")
+            return XarMergedCopies.failure(path: currentPath, copies: copies)
         }
         return .unreadable(path: currentPath, "the compressed data ends before its declared length: the package is corrupt; rebuild it")
     }

@@ -35,7 +35,7 @@ public enum PackageOpener {
             return Opened(reader: EmptyReader(), facts: facts)
         }
         if magic == Array("xar!".utf8), let native = try XarReader.open(path: path, limits: limits) {
-            return try openXar(native, path: path, facts: facts)
+            return try openXar(native, facts: facts)
         }
         let reader: LibArchiveReader
         do {
@@ -45,23 +45,17 @@ public enum PackageOpener {
             return Opened(reader: EmptyReader(), facts: facts)
         }
         guard magic == Array("xar!".utf8) else { return Opened(reader: reader, facts: facts) }
-        return try openXar(reader, path: path, facts: facts)
+        return try openXar(reader, facts: facts)
     }
 
     /// A xar is a content package or an installer package; its first member tells which.
-    /// Installer packages are read through libarchive, whose reader `FlatPackageReader` wraps.
-    private static func openXar(_ reader: PackageReader, path: String, facts: PackageFacts) throws -> Opened {
+    private static func openXar(_ reader: PackageReader, facts: PackageFacts) throws -> Opened {
         var facts = facts
         do {
             guard let first = try reader.nextEntry() else { return Opened(reader: reader, facts: facts) }
             if FlatPackageReader.startsInstallerPackage(first.path) {
                 facts.format = .flatPackage
-                if let outer = reader as? LibArchiveReader {
-                    return Opened(reader: FlatPackageReader(outer: outer, current: first), facts: facts)
-                }
-                let outer = try LibArchiveReader(path: path)
-                guard let again = try outer.nextEntry() else { return Opened(reader: outer, facts: facts) }
-                return Opened(reader: FlatPackageReader(outer: outer, current: again), facts: facts)
+                return Opened(reader: FlatPackageReader(outer: reader, current: first), facts: facts)
             }
             return Opened(reader: PeekedReader(reader, first: first), facts: facts)
         } catch let error as ReadError {

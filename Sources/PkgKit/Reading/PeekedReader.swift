@@ -18,7 +18,7 @@ final class PeekedReader: PackageReader {
     var format: PackageFormat { inner.format }
     var progress: (done: Int64, total: Int64) { inner.progress }
     var expectedEntryCount: Int? { inner.expectedEntryCount }
-    var declaredSHA1: String? { first == nil && failure == nil ? inner.declaredSHA1 : nil }
+    var declaredSHA1: String? { inner.declaredSHA1 }
 
     func nextEntry() throws -> ArchiveEntry? {
         if let failure {

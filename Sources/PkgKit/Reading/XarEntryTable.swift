@@ -40,9 +40,9 @@ struct XarEntryTable {
 
     /// Adds `entry` (handed over in any order; `finish` puts records in document order).
     mutating func add(_ entry: XarTableOfContents.Entry) {
-        let kind = EntryKind(xarType: entry.type)
-        let known = ["file", "directory", "symlink", "fifo", "character special", "block special", "socket"]
-        if !known.contains(entry.type) { needsLibArchive = needsLibArchive ?? "entry type \(entry.type)" }
+        // Hard links and unknown types are libarchive's to resolve.
+        let kind = EntryKind(knownXarType: entry.type) ?? .hardlink
+        if kind == .hardlink { needsLibArchive = needsLibArchive ?? "entry type \(entry.type)" }
         var gzip = false
         switch entry.encoding ?? "application/octet-stream" {
         case "application/octet-stream": break

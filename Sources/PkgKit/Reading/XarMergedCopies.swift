@@ -8,6 +8,18 @@ enum XarMergedCopies {
     /// The most data examined: the check reads the entry's stored bytes once more.
     static let maxLength: Int64 = 64 << 20
 
+    /// How many copies a declared length counts, when it is an exact multiple (≥ 2) of the bytes
+    /// its first zlib stream took; nil when the data is plain corruption.
+    static func copies(declaredLength length: Int64, firstStream consumed: Int64) -> Int? {
+        guard consumed > 0, length % consumed == 0, length / consumed >= 2 else { return nil }
+        return Int(length / consumed)
+    }
+
+    /// The diagnosis of a merged entry.
+    static func failure(path: String?, copies: Int) -> ReadError {
+        .duplicateEntry(path: path, "this path was stored \(copies) times in one entry (libarchive's xar writer does this when given a path twice): give each path once and rebuild the package")
+    }
+
     /// How many copies the declared length of `path` counts, when it is an exact multiple (≥ 2)
     /// of the first complete zlib stream stored there; nil when the data is plain corruption.
     static func copies(archive: String, path: String) -> Int? {
@@ -20,9 +32,8 @@ enum XarMergedCopies {
         do {
             try handle.seek(toOffset: UInt64(start))
             guard let stored = try handle.read(upToCount: Int(length)),
-                  let first = ZlibStream.inflateFirst(stored, keepOutput: false)?.consumed, first > 0,
-                  length % Int64(first) == 0, length / Int64(first) >= 2 else { return nil }
-            return Int(length / Int64(first))
+                  let first = ZlibStream.inflateFirst(stored, keepOutput: false)?.consumed else { return nil }
+            return copies(declaredLength: length, firstStream: Int64(first))
         } catch {
             return nil
         }

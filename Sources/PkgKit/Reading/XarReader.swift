@@ -102,13 +102,13 @@ final class XarReader: PackageReader {
         var done: Int64 = 0
         while done < toc.compressedLength {
             let count = Int(min(Int64(input.count), toc.compressedLength - done))
-            guard try readFully(UnsafeMutableRawBufferPointer(rebasing: input[0..<count]), at: 28 + done) else {
+            guard try readAvailable(UnsafeMutableRawBufferPointer(rebasing: input[0..<count]), at: 28 + done) == count else {
                 return .unreadable(path: nil, "the table of contents is truncated")
             }
             digest.update(UnsafeRawBufferPointer(rebasing: input[0..<count]))
             done += Int64(count)
         }
-        guard try readFully(UnsafeMutableRawBufferPointer(rebasing: input[0..<Int(size)]), at: start) else {
+        guard try readAvailable(UnsafeMutableRawBufferPointer(rebasing: input[0..<Int(size)]), at: start) == Int(size) else {
             return .unreadable(path: nil, "the table of contents' checksum lies past the end of the package")
         }
         guard digest.finalize().elementsEqual(input[0..<Int(size)]) else {
@@ -199,7 +199,7 @@ final class XarReader: PackageReader {
         let count = Int(min(Int64(buffer.count), remaining))
         guard count > 0 else { return 0 }
         let target = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
-        guard try readFully(target, at: position) else { throw truncated() }
+        guard try readAvailable(target, at: position) == count else { throw truncated() }
         archivedDigest?.update(UnsafeRawBufferPointer(target))
         position += Int64(count)
         remaining -= Int64(count)
@@ -261,8 +261,8 @@ final class XarReader: PackageReader {
     /// twice into one entry like this; anything else is corruption.
     private func endedEarly() -> ReadError {
         let consumed = record!.length - remaining - Int64(stream.avail_in)
-        if consumed > 0, record!.length % consumed == 0, record!.length / consumed >= 2 {
-            return .duplicateEntry(path: displayPath, "this path was stored \(record!.length / consumed) times in one entry (libarchive's xar writer does this when given a path twice): give each path once and rebuild the package")
+        if let copies = XarMergedCopies.copies(declaredLength: record!.length, firstStream: consumed) {
+            return XarMergedCopies.failure(path: displayPath, copies: copies)
         }
         return .unreadable(path: displayPath, "the compressed data ends before its declared length: the package is corrupt; rebuild it")
     }
@@ -271,21 +271,10 @@ final class XarReader: PackageReader {
         .unreadable(path: displayPath, "the package is truncated: this file's data is cut short")
     }
 
-    /// `pread` until `buffer` is full; false at the end of the file. A refused read throws.
-    private func readFully(_ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Bool {
-        try readAvailable(buffer, at: offset) == buffer.count
-    }
-
     /// `pread` until `buffer` is full or the file ends; the bytes read. A refused read throws.
     private func readAvailable(_ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
-        var done = 0
-        while done < buffer.count {
-            let count = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
-            if count < 0 && errno == EINTR { continue }
-            if count < 0 { throw ReadError.io(path: path, errnoText()) }
-            if count == 0 { break }
-            done += count
-        }
-        return done
+        let count = readFully(descriptor, buffer, at: offset)
+        guard count >= 0 else { throw ReadError.io(path: path, errnoText()) }
+        return count
     }
 }

@@ -9,9 +9,16 @@ import Foundation
 final class BackgroundSink: EntrySink, @unchecked Sendable {
     private enum Operation {
         case begin(ArchiveEntry)
-        case write(UnsafeMutableRawBufferPointer)
+        /// A copy of `count` bytes in `block`.
+        case write(UnsafeMutableRawBufferPointer, count: Int)
         case end
     }
+
+    /// Large chunks are copied into blocks of this size, kept for reuse: allocating each afresh
+    /// costs a mapping and a page fault per 4 KiB, on every byte a package holds.
+    static let blockSize = 1 << 20
+    /// Chunks above this size use a kept block; smaller ones come from the heap.
+    static let smallChunk = 64 * 1024
 
     /// The most bytes waiting for the writer at once.
     static let maxQueuedBytes = 4 << 20
@@ -26,19 +33,36 @@ final class BackgroundSink: EntrySink, @unchecked Sendable {
     private var closed = false
     private var stopped = false
     private var failure: Error?
+    private var spareBlocks: [UnsafeMutableRawBufferPointer] = []
 
     init(_ inner: EntrySink) {
         self.inner = inner
         Thread.detachNewThread { [self] in run() }
     }
 
+    deinit { spareBlocks.forEach { $0.deallocate() } }
+
     func begin(_ entry: ArchiveEntry) throws { try enqueue(.begin(entry), bytes: Self.operationCost) }
 
     func write(_ chunk: UnsafeRawBufferPointer) throws {
         guard !chunk.isEmpty else { return }
-        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: chunk.count, alignment: 16)
-        copy.copyMemory(from: chunk)
-        try enqueue(.write(copy), bytes: chunk.count + Self.operationCost)
+        let block = takeBlock(for: chunk.count)
+        block.copyMemory(from: chunk)
+        try enqueue(.write(block, count: chunk.count), bytes: chunk.count + Self.operationCost)
+    }
+
+    private func takeBlock(for count: Int) -> UnsafeMutableRawBufferPointer {
+        guard count > Self.smallChunk, count <= Self.blockSize else {
+            return .allocate(byteCount: count, alignment: 16)
+        }
+        condition.lock()
+        defer { condition.unlock() }
+        return spareBlocks.popLast() ?? .allocate(byteCount: Self.blockSize, alignment: 16)
+    }
+
+    /// Gives a block back (under the lock): kept blocks are bounded by the queue's byte limit.
+    private func release(_ block: UnsafeMutableRawBufferPointer) {
+        if block.count == Self.blockSize { spareBlocks.append(block) } else { block.deallocate() }
     }
 
     func end() throws { try enqueue(.end, bytes: Self.operationCost) }
@@ -60,7 +84,7 @@ final class BackgroundSink: EntrySink, @unchecked Sendable {
         defer { condition.unlock() }
         while queuedBytes > 0 && queuedBytes + bytes > Self.maxQueuedBytes && failure == nil { condition.wait() }
         if let failure {
-            if case .write(let buffer) = operation { buffer.deallocate() }
+            if case .write(let block, _) = operation { release(block) }
             throw failure
         }
         precondition(!closed, "the sink was drained")
@@ -84,13 +108,14 @@ final class BackgroundSink: EntrySink, @unchecked Sendable {
             queue.removeAll(keepingCapacity: true)
             condition.unlock()
             var freed = 0
+            var used: [UnsafeMutableRawBufferPointer] = []
             for operation in batch {
                 do {
                     // After a failure nothing more is written; buffers are still freed.
                     if failed == nil {
                         switch operation {
                         case .begin(let entry): try inner.begin(entry)
-                        case .write(let buffer): try inner.write(UnsafeRawBufferPointer(buffer))
+                        case .write(let block, let count): try inner.write(UnsafeRawBufferPointer(rebasing: block[0..<count]))
                         case .end: try inner.end()
                         }
                     }
@@ -98,12 +123,13 @@ final class BackgroundSink: EntrySink, @unchecked Sendable {
                     failed = error
                 }
                 freed += Self.operationCost
-                if case .write(let buffer) = operation {
-                    freed += buffer.count
-                    buffer.deallocate()
+                if case .write(let block, let count) = operation {
+                    freed += count
+                    used.append(block)
                 }
             }
             condition.lock()
+            used.forEach(release)
             queuedBytes -= freed
             if failure == nil { failure = failed }
             condition.broadcast()

@@ -54,8 +54,8 @@ final class BackgroundHasher: @unchecked Sendable {
             condition.unlock()
             if done { break }
             while hashed < end {
-                let count = pread(descriptor, buffer.baseAddress, Int(min(Int64(buffer.count), end - hashed)), off_t(hashed))
-                if count < 0 && errno == EINTR { continue }
+                let wanted = Int(min(Int64(buffer.count), end - hashed))
+                let count = readFully(descriptor, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]), at: hashed)
                 guard count > 0 else {
                     deliver(.failure(WriteError.io(path: path, count < 0 ? errnoText() : "the package ended early while hashing")))
                     return

@@ -50,12 +50,9 @@ final class FileOutput {
         var done: Int64 = 0
         while done < length {
             let want = Int(min(Int64(buffer.count), length - done))
-            let got = pread(descriptor, buffer.baseAddress, want, off_t(offset + done))
-            if got < 0 {
-                if errno == EINTR { continue }
-                throw WriteError.io(path: path, errnoText())
-            }
-            guard got > 0 else { throw WriteError.io(path: path, "scratch file ended early") }
+            let got = readFully(descriptor, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]), at: offset + done)
+            guard got >= 0 else { throw WriteError.io(path: path, errnoText()) }
+            guard got == want else { throw WriteError.io(path: path, "scratch file ended early") }
             try sink(UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
             done += Int64(got)
         }
