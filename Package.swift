@@ -3,9 +3,12 @@ import PackageDescription
 
 let package = Package(
     name: "pkgtool",
-    platforms: [.macOS(.v13)],
+    platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16)],
     products: [
+        // The portable core an app links: zlib, libxml2, swift-crypto and swift-system only.
         .library(name: "PkgKit", targets: ["PkgKit"]),
+        // What libarchive adds for tools: zip, tar, flat installer packages, the zip writer.
+        .library(name: "PkgKitArchive", targets: ["PkgKitArchive"]),
         .executable(name: "pkgtool", targets: ["pkgtool"]),
     ],
     dependencies: [
@@ -28,26 +31,32 @@ let package = Package(
         .target(
             name: "PkgKit",
             dependencies: [
-                "CArchive", "CXML2", "CZlib", "CSyscalls",
+                "CXML2", "CZlib", "CSyscalls",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SystemPackage", package: "swift-system"),
             ]),
+        .target(
+            name: "PkgKitArchive",
+            dependencies: ["PkgKit", "CArchive", .product(name: "Crypto", package: "swift-crypto")]),
         .executableTarget(
             name: "pkgtool",
             dependencies: [
-                "PkgKit", "CSyscalls",
+                "PkgKit", "PkgKitArchive", "CSyscalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
         // libFuzzer harness over readers + rules (`make fuzz`); a plain build replays inputs.
-        .executableTarget(name: "pkgfuzz", dependencies: ["PkgKit"]),
+        .executableTarget(name: "pkgfuzz", dependencies: ["PkgKit", "PkgKitArchive"]),
+        // What every test target shares: scratch folders, running the built binary, crafting xar.
+        .target(
+            name: "TestSupport",
+            dependencies: ["PkgKit", "PkgKitArchive", "CZlib", .product(name: "Crypto", package: "swift-crypto")],
+            path: "Tests/Support"),
         .testTarget(
             name: "PkgKitTests",
-            dependencies: ["PkgKit", "CZlib", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: ["PkgKit", "PkgKitArchive", "TestSupport", "CZlib", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "pkgtoolTests",
-            dependencies: ["pkgtool", "PkgKit", "CZlib", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: ["pkgtool", "PkgKit", "TestSupport", "CZlib", .product(name: "Crypto", package: "swift-crypto")]),
     ],
-    // Strict Swift 6 concurrency checking buys little in a tool whose parallelism is one
-    // worker pool in the writer; the v5 mode keeps C interop readable.
-    swiftLanguageModes: [.v5]
+    swiftLanguageModes: [.v6]
 )

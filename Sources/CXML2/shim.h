@@ -7,4 +7,8 @@
 #include <libxml/xmlwriter.h>
 #include <libxml/xmlreader.h>
 #include <libxml/xmlIO.h>
+
+/* xmlFree is a global function pointer: Swift 6 sees it as shared mutable state. libxml2 sets it
+   once, before any parse, so calling through it is safe. */
+static inline void CXML2_free(void *pointer) { xmlFree(pointer); }
 #endif

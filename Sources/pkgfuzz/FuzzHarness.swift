@@ -1,5 +1,6 @@
 import Foundation
 import PkgKit
+import PkgKitArchive
 
 /// Feeds one input to everything `validate` runs on an untrusted file: the format detection,
 /// the readers (libarchive for xar/zip/tar/cpio, the flat-package reader), the scanner and
@@ -14,7 +15,11 @@ enum FuzzHarness {
     /// A small size limit keeps bombs cheap and exercises the limit paths.
     static let context = RuleContext(purpose: .validate, limits: PackageLimits(maxSize: 8 << 20))
 
+    /// libarchive's readers, registered once, as `pkgtool` does.
+    static let archiveSupport: Void = LibArchiveSupport.register()
+
     static func run(_ bytes: UnsafeRawBufferPointer) {
+        _ = archiveSupport
         guard FileManager.default.createFile(atPath: scratchPath, contents: Data(bytes)) else { return }
         _ = try? PackageCheck.run(scratchPath, context: context)
         _ = try? InspectReport.make(scratchPath, limits: context.limits, withFiles: false)

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PkgKit
+import PkgKitArchive
 
 /// The `pkgtool` command: builds, checks and installs hosted In-App Purchase content packages.
 @main
@@ -20,6 +21,8 @@ struct Pkgtool: ParsableCommand {
 
     static func main() {
         MemoryPolicy.apply()
+        // zip, tar, flat installer packages and the zip writer come from libarchive.
+        LibArchiveSupport.register()
         main(nil)
     }
 }

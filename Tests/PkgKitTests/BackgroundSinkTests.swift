@@ -5,6 +5,7 @@ import Testing
 /// The writing thread of `extract`: everything arrives in order and intact however far the
 /// reader runs ahead, and a failure stops the pass instead of being lost.
 @Suite struct BackgroundSinkTests {
+    // Unchecked: only the sink's writing thread calls it, and the test reads it after `drain`.
     final class Recorder: EntrySink, @unchecked Sendable {
         var log: [String] = []
         var bytes: [UInt8] = []

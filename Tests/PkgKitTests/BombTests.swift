@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PkgKit
 
 /// Counts the data bytes a reader hands out.
@@ -30,8 +31,8 @@ final class CountingReader: PackageReader {
         return (opened.facts, diagnostics, counter.bytesRead)
     }
 
-    private func write(_ files: [XarCrafter.File], _ dir: TempDir) throws -> String {
-        let path = try XarCrafter(files).write(to: dir.at("bomb.pkg"))
+    private func write(_ files: [XarCrafter.File], _ dir: Scratch) throws -> String {
+        let path = try XarCrafter(files).write(to: dir.path("bomb.pkg"))
         let size = try FileManager.default.attributesOfItem(atPath: path)[.size] as! Int
         #expect(Int64(size) < Self.maxSize, "the bomb should be small on disk")
         return path
@@ -39,7 +40,7 @@ final class CountingReader: PackageReader {
 
     @Test(.timeLimit(.minutes(1)))
     func honestBombStopsAtTheLimit() throws {
-        let dir = TempDir()
+        let dir = try Scratch()
         let path = try write(Make.valid([XarCrafter.File(path: "Contents/zeros", data: Self.bomb)]), dir)
         let (_, diagnostics, read) = try scan(path)
         #expect(diagnostics.contains { $0.code == .sizeLimit })
@@ -51,7 +52,7 @@ final class CountingReader: PackageReader {
     /// The TOC says 1000 bytes; the stream inflates to 64 MiB.
     @Test(.timeLimit(.minutes(1)))
     func lyingBombStopsAtTheLimit() throws {
-        let dir = TempDir()
+        let dir = try Scratch()
         let path = try write(Make.valid([XarCrafter.File(path: "Contents/zeros", data: Self.bomb, declaredSize: 1000)]), dir)
         let (_, diagnostics, read) = try scan(path)
         #expect(diagnostics.failing())
@@ -62,7 +63,7 @@ final class CountingReader: PackageReader {
     /// Many files each under the limit, together over it.
     @Test(.timeLimit(.minutes(1)))
     func totalOverTheLimitStops() throws {
-        let dir = TempDir()
+        let dir = try Scratch()
         let chunk = [UInt8](repeating: 0, count: 512 << 10)
         let files = (0..<16).map { XarCrafter.File(path: "Contents/z\($0)", data: chunk) }
         let path = try write(Make.valid(files), dir)
@@ -72,7 +73,7 @@ final class CountingReader: PackageReader {
     }
 
     @Test func underTheLimitIsFine() throws {
-        let dir = TempDir()
+        let dir = try Scratch()
         let path = try write(Make.valid([XarCrafter.File(path: "Contents/zeros", data: [UInt8](repeating: 0, count: 512 << 10))]), dir)
         let (facts, diagnostics, read) = try scan(path)
         #expect(diagnostics.isEmpty, "\(diagnostics)")

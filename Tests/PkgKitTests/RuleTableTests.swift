@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+import TestSupport
 @testable import PkgKit
 
 /// One row of the rule table: a package that should (or should not) draw `code`.
@@ -8,7 +9,7 @@ struct RuleCase: Sendable, CustomTestStringConvertible {
     let code: DiagnosticCode
     let name: String
     let triggers: Bool
-    let make: @Sendable (TempDir) throws -> (String, RuleContext)
+    let make: @Sendable (Scratch) throws -> (String, RuleContext)
 
     var testDescription: String { "\(triggers ? "triggers" : "near miss") \(code.rawValue): \(name)" }
 }
@@ -30,31 +31,31 @@ enum Make {
         [plist, .file("Contents/a.txt", "hello")] + extra
     }
 
-    static func xar(_ files: [F], name: String = "p.pkg", truncatedTo: Int? = nil) -> @Sendable (TempDir) throws -> String {
-        { dir in try XarCrafter(files).write(to: dir.at(name), truncatedTo: truncatedTo) }
+    static func xar(_ files: [F], name: String = "p.pkg", truncatedTo: Int? = nil) -> @Sendable (Scratch) throws -> String {
+        { dir in try XarCrafter(files).write(to: dir.path(name), truncatedTo: truncatedTo) }
     }
 
     /// A crafted xar checked with the default context.
-    static func xarCase(_ files: [F], name: String = "p.pkg", context: RuleContext = ctx()) -> @Sendable (TempDir) throws -> (String, RuleContext) {
+    static func xarCase(_ files: [F], name: String = "p.pkg", context: RuleContext = ctx()) -> @Sendable (Scratch) throws -> (String, RuleContext) {
         let make = xar(files, name: name)
         return { dir in (try make(dir), context) }
     }
 
     /// Writes a package root into `dir/root` with the given files (name → bytes, mode).
-    static func root(_ dir: TempDir, _ files: [(String, [UInt8], Int)], plist: [UInt8]? = XarCrafter.plist()) -> String {
-        dir.mkdir("root/Contents")
-        if let plist { dir.write("root/ContentInfo.plist", plist) }
-        for (name, bytes, mode) in files { dir.write("root/" + name, bytes, mode: mode) }
-        return dir.at("root")
+    static func root(_ dir: Scratch, _ files: [(String, [UInt8], Int)], plist: [UInt8]? = XarCrafter.plist()) throws -> String {
+        try dir.mkdir("root/Contents")
+        if let plist { try dir.write("root/ContentInfo.plist", plist) }
+        for (name, bytes, mode) in files { try dir.write("root/" + name, bytes, mode: mode) }
+        return dir.path("root")
     }
 
-    static func folderCase(_ files: [(String, [UInt8], Int)], context: RuleContext = ctx()) -> @Sendable (TempDir) throws -> (String, RuleContext) {
-        { dir in (root(dir, files), context) }
+    static func folderCase(_ files: [(String, [UInt8], Int)], context: RuleContext = ctx()) -> @Sendable (Scratch) throws -> (String, RuleContext) {
+        { dir in (try root(dir, files), context) }
     }
 
     /// `bsdtar` of a root folder into `format` (`ustar`, `zip`).
-    static func archive(_ dir: TempDir, root: String, format: String, name: String = "p.pkg") throws -> String {
-        let out = dir.at(name)
+    static func archive(_ dir: Scratch, root: String, format: String, name: String = "p.pkg") throws -> String {
+        let out = dir.path(name)
         var members = ["Contents"]
         if FileManager.default.fileExists(atPath: root + "/ContentInfo.plist") { members.insert("ContentInfo.plist", at: 0) }
         let extra = (try FileManager.default.contentsOfDirectory(atPath: root)).filter { !["Contents", "ContentInfo.plist"].contains($0) }.sorted()
@@ -63,7 +64,7 @@ enum Make {
         return out
     }
 
-    static func archiveCase(_ format: String, _ files: [(String, [UInt8], Int)], context: RuleContext = ctx()) -> @Sendable (TempDir) throws -> (String, RuleContext) {
+    static func archiveCase(_ format: String, _ files: [(String, [UInt8], Int)], context: RuleContext = ctx()) -> @Sendable (Scratch) throws -> (String, RuleContext) {
         { dir in (try archive(dir, root: root(dir, files), format: format), context) }
     }
 
@@ -84,10 +85,10 @@ enum Make {
     }
 }
 
-@Suite struct RuleTableTests {
+@Suite(.libArchive) struct RuleTableTests {
     static let cases: [RuleCase] = {
         var c: [RuleCase] = []
-        func add(_ code: DiagnosticCode, _ name: String, _ triggers: Bool, _ make: @escaping @Sendable (TempDir) throws -> (String, RuleContext)) {
+        func add(_ code: DiagnosticCode, _ name: String, _ triggers: Bool, _ make: @escaping @Sendable (Scratch) throws -> (String, RuleContext)) {
             c.append(RuleCase(code: code, name: name, triggers: triggers, make: make))
         }
         let valid = Make.valid()
@@ -102,17 +103,17 @@ enum Make {
         add(.unreadableArchive, "random bytes", true) { dir in
             var generator = SystemRandomNumberGenerator()
             let bytes = (0..<4096).map { _ in UInt8.random(in: 0...255, using: &generator) }
-            return (dir.write("p.pkg", [0x01, 0x02] + bytes), Make.ctx())
+            return (try dir.write("p.pkg", [0x01, 0x02] + bytes), Make.ctx())
         }
         add(.unreadableArchive, "truncated xar (heap cut)", true) { dir in
             let files = [Make.plist, F(path: "Contents/a.txt", data: Array(repeating: 0x41, count: 4000), encoding: .stored)]
             let full = XarCrafter(files).build().count
-            return (try XarCrafter(files).write(to: dir.at("p.pkg"), truncatedTo: full - 1000), Make.ctx())
+            return (try XarCrafter(files).write(to: dir.path("p.pkg"), truncatedTo: full - 1000), Make.ctx())
         }
         add(.unreadableArchive, "truncated xar (TOC cut)", true) { dir in
-            (try XarCrafter(valid).write(to: dir.at("p.pkg"), truncatedTo: 60), Make.ctx())
+            (try XarCrafter(valid).write(to: dir.path("p.pkg"), truncatedTo: 60), Make.ctx())
         }
-        add(.unreadableArchive, "empty file", true) { dir in (dir.write("p.pkg", []), Make.ctx()) }
+        add(.unreadableArchive, "empty file", true) { dir in (try dir.write("p.pkg", []), Make.ctx()) }
         add(.unreadableArchive, "valid xar", false, Make.xarCase(valid))
         add(.unreadableArchive, "valid ustar", false, Make.archiveCase("ustar", [("Contents/a.txt", Make.text("x"), 0o644)]))
         add(.unreadableArchive, "valid zip", false, Make.archiveCase("zip", [("Contents/a.txt", Make.text("x"), 0o644)]))
@@ -126,7 +127,7 @@ enum Make {
         // missing-content-info
         add(.missingContentInfo, "xar without plist", true, Make.xarCase([.file("Contents/a.txt", "x")]))
         add(.missingContentInfo, "plist only inside Contents", true, Make.xarCase([.file("Contents/a.txt", "x"), F(path: "Contents/ContentInfo.plist", data: XarCrafter.plist())]))
-        add(.missingContentInfo, "folder without plist", true) { dir in (Make.root(dir, [("Contents/a.txt", Make.text("x"), 0o644)], plist: nil), Make.ctx()) }
+        add(.missingContentInfo, "folder without plist", true) { dir in (try Make.root(dir, [("Contents/a.txt", Make.text("x"), 0o644)], plist: nil), Make.ctx()) }
         add(.missingContentInfo, "xar with plist", false, Make.xarCase(valid))
 
         // invalid-content-info
@@ -135,13 +136,13 @@ enum Make {
         add(.invalidContentInfo, "array top level", true, Make.xarCase([F(path: "ContentInfo.plist", data: Make.text("<plist><array><string>1.0</string></array></plist>")), .file("Contents/a.txt", "x")]))
         add(.invalidContentInfo, "binary plist is fine", false) { dir in
             let data = try PropertyListSerialization.data(fromPropertyList: ["ContentVersion": "1.0", "IAPProductIdentifier": "com.example.book"], format: .binary, options: 0)
-            return (try XarCrafter([F(path: "ContentInfo.plist", data: Array(data)), .file("Contents/a.txt", "x")]).write(to: dir.at("p.pkg")), Make.ctx())
+            return (try XarCrafter([F(path: "ContentInfo.plist", data: Array(data)), .file("Contents/a.txt", "x")]).write(to: dir.path("p.pkg")), Make.ctx())
         }
 
         // missing-key
         add(.missingKey, "no IAPProductIdentifier", true, Make.xarCase([F(path: "ContentInfo.plist", data: Make.text("<plist><dict><key>ContentVersion</key><string>1.0</string></dict></plist>")), .file("Contents/a.txt", "x")]))
         add(.missingKey, "no ContentVersion (tar)", true) { dir in
-            let root = Make.root(dir, [("Contents/a.txt", Make.text("x"), 0o644)], plist: Make.text("<plist><dict><key>IAPProductIdentifier</key><string>a.b</string></dict></plist>"))
+            let root = try Make.root(dir, [("Contents/a.txt", Make.text("x"), 0o644)], plist: Make.text("<plist><dict><key>IAPProductIdentifier</key><string>a.b</string></dict></plist>"))
             return (try Make.archive(dir, root: root, format: "ustar"), Make.ctx())
         }
         add(.missingKey, "both keys", false, Make.xarCase(valid))
@@ -185,7 +186,7 @@ enum Make {
         add(.unsafePath, "control character (base64)", true, Make.xarCase(Make.valid([F(path: "Contents/a\u{1B}b", data: Make.text("x"), nameBase64: true)])))
         add(.unsafePath, "component over 255 bytes", true, Make.xarCase(Make.valid([.file("Contents/" + String(repeating: "n", count: 256), "x")])))
         add(.unsafePath, "invalid UTF-8 name (folder and tar)", true) { dir in
-            let root = Make.root(dir, [("Contents/a.txt", Make.text("x"), 0o644)])
+            let root = try Make.root(dir, [("Contents/a.txt", Make.text("x"), 0o644)])
             var bytes = Array((root + "/Contents/bad").utf8) + [0xFF, 0xFE, 0]
             let fd = bytes.withUnsafeMutableBufferPointer { $0.baseAddress!.withMemoryRebound(to: CChar.self, capacity: $0.count) { open($0, O_CREAT | O_WRONLY, 0o644) } }
             #expect(fd >= 0)
@@ -243,12 +244,12 @@ enum Make {
         // hardlink-escape
         add(.hardlinkEscape, "xar link to a root file", true, Make.xarCase([Make.plist, F(path: "other.txt", data: Make.text("x"), hardlink: "original", id: 1), .file("Contents/a.txt", "x"), F(path: "Contents/l", hardlink: "1", id: 9)]))
         add(.hardlinkEscape, "tar link to ContentInfo.plist", true) { dir in
-            let root = Make.root(dir, [("Contents/a.txt", Make.text("x"), 0o644)])
+            let root = try Make.root(dir, [("Contents/a.txt", Make.text("x"), 0o644)])
             try FileManager.default.linkItem(atPath: root + "/ContentInfo.plist", toPath: root + "/Contents/l")
             return (try Make.archive(dir, root: root, format: "ustar"), Make.ctx())
         }
         add(.hardlinkEscape, "tar link inside Contents", false) { dir in
-            let root = Make.root(dir, [("Contents/a.txt", Make.text("x"), 0o644)])
+            let root = try Make.root(dir, [("Contents/a.txt", Make.text("x"), 0o644)])
             try FileManager.default.linkItem(atPath: root + "/Contents/a.txt", toPath: root + "/Contents/b.txt")
             return (try Make.archive(dir, root: root, format: "ustar"), Make.ctx())
         }
@@ -258,7 +259,7 @@ enum Make {
         add(.specialFile, "xar character device", true, Make.xarCase(Make.valid([F(path: "Contents/null", type: "character special")])))
         add(.specialFile, "xar fifo", true, Make.xarCase(Make.valid([F(path: "Contents/pipe", type: "fifo")])))
         add(.specialFile, "folder fifo", true) { dir in
-            let root = Make.root(dir, [("Contents/a.txt", Make.text("x"), 0o644)])
+            let root = try Make.root(dir, [("Contents/a.txt", Make.text("x"), 0o644)])
             #expect(mkfifo(root + "/Contents/pipe", 0o644) == 0)
             return (root, Make.ctx())
         }
@@ -295,21 +296,21 @@ enum Make {
 
         // content-unchanged
         add(.contentUnchanged, "bumped, same bytes", true) { dir in
-            let old = try XarCrafter(valid).write(to: dir.at("old.pkg"))
+            let old = try XarCrafter(valid).write(to: dir.path("old.pkg"))
             let previous = try #require(try PackageCheck.run(old, context: Make.ctx()).asPrevious)
-            let new = try XarCrafter([XarCrafter.contentInfo(version: "1.1"), .file("Contents/a.txt", "hello")]).write(to: dir.at("new.pkg"))
+            let new = try XarCrafter([XarCrafter.contentInfo(version: "1.1"), .file("Contents/a.txt", "hello")]).write(to: dir.path("new.pkg"))
             return (new, Make.ctx(previous: previous))
         }
         add(.contentUnchanged, "bumped, one byte changed", false) { dir in
-            let old = try XarCrafter(valid).write(to: dir.at("old.pkg"))
+            let old = try XarCrafter(valid).write(to: dir.path("old.pkg"))
             let previous = try #require(try PackageCheck.run(old, context: Make.ctx()).asPrevious)
-            let new = try XarCrafter([XarCrafter.contentInfo(version: "1.1"), .file("Contents/a.txt", "hellO")]).write(to: dir.at("new.pkg"))
+            let new = try XarCrafter([XarCrafter.contentInfo(version: "1.1"), .file("Contents/a.txt", "hellO")]).write(to: dir.path("new.pkg"))
             return (new, Make.ctx(previous: previous))
         }
         add(.contentUnchanged, "bumped, file added", false) { dir in
-            let old = try XarCrafter(valid).write(to: dir.at("old.pkg"))
+            let old = try XarCrafter(valid).write(to: dir.path("old.pkg"))
             let previous = try #require(try PackageCheck.run(old, context: Make.ctx()).asPrevious)
-            let new = try XarCrafter([XarCrafter.contentInfo(version: "1.1"), .file("Contents/a.txt", "hello"), .file("Contents/b.txt", "")]).write(to: dir.at("new.pkg"))
+            let new = try XarCrafter([XarCrafter.contentInfo(version: "1.1"), .file("Contents/a.txt", "hello"), .file("Contents/b.txt", "")]).write(to: dir.path("new.pkg"))
             return (new, Make.ctx(previous: previous))
         }
 
@@ -328,7 +329,7 @@ enum Make {
 
     @Test(.timeLimit(.minutes(1)), arguments: cases)
     func rule(_ row: RuleCase) throws {
-        let dir = TempDir()
+        let dir = try Scratch()
         let (path, context) = try row.make(dir)
         let check = try PackageCheck.run(path, context: context)
         let codes = Set(check.diagnostics.map(\.code))
@@ -348,9 +349,9 @@ enum Make {
 
     /// The baseline package is valid with no findings in every container.
     @Test func baselineIsCleanInEveryFormat() throws {
-        let dir = TempDir()
-        let xar = try XarCrafter(Make.valid()).write(to: dir.at("x.pkg"))
-        let root = Make.root(dir, [("Contents/a.txt", Make.text("hello"), 0o644), ("Contents/sub/b.txt", Make.text("b"), 0o644)])
+        let dir = try Scratch()
+        let xar = try XarCrafter(Make.valid()).write(to: dir.path("x.pkg"))
+        let root = try Make.root(dir, [("Contents/a.txt", Make.text("hello"), 0o644), ("Contents/sub/b.txt", Make.text("b"), 0o644)])
         let tar = try Make.archive(dir, root: root, format: "ustar", name: "t.pkg")
         let zip = try Make.archive(dir, root: root, format: "zip", name: "z.pkg")
         for (path, format) in [(xar, PackageFormat.xar), (tar, .tar), (zip, .zip), (root, .folder)] {
@@ -362,8 +363,8 @@ enum Make {
     }
 
     @Test func countsPayloadFilesOnly() throws {
-        let dir = TempDir()
-        let xar = try XarCrafter([Make.plist, .file("Contents/a.txt", "hello"), .file("Contents/d/b.txt", "abc"), .symlink("Contents/l", "a.txt")]).write(to: dir.at("x.pkg"))
+        let dir = try Scratch()
+        let xar = try XarCrafter([Make.plist, .file("Contents/a.txt", "hello"), .file("Contents/d/b.txt", "abc"), .symlink("Contents/l", "a.txt")]).write(to: dir.path("x.pkg"))
         let check = try PackageCheck.run(xar, context: Make.ctx())
         #expect(check.facts.fileCount == 2)
         #expect(check.facts.payloadBytes == 8)
@@ -371,9 +372,9 @@ enum Make {
 
     @Test(.timeLimit(.minutes(1)))
     func duplicatePathIsReportedAndDoesNotHang() throws {
-        let dir = TempDir()
+        let dir = try Scratch()
         let files = [Make.plist, .file("Contents/a.txt", "one"), .file("Contents/a.txt", "two"), .file("Contents/a.txt", "three"), .dir("Contents/d"), .dir("Contents/d")]
-        let path = try XarCrafter(files).write(to: dir.at("dup.pkg"))
+        let path = try XarCrafter(files).write(to: dir.path("dup.pkg"))
         let check = try PackageCheck.run(path, context: Make.ctx())
         let duplicates = check.diagnostics.filter { $0.code == .duplicateEntry }
         #expect(duplicates.contains { $0.path == "Contents/a.txt" })
@@ -381,17 +382,17 @@ enum Make {
     }
 
     @Test func nfdTwinInXarIsRefused() throws {
-        let dir = TempDir()
-        let path = try XarCrafter(Make.valid([.file("Contents/caf\u{E9}", "y"), .file("Contents/cafe\u{301}", "z")])).write(to: dir.at("p.pkg"))
+        let dir = try Scratch()
+        let path = try XarCrafter(Make.valid([.file("Contents/caf\u{E9}", "y"), .file("Contents/cafe\u{301}", "z")])).write(to: dir.path("p.pkg"))
         let codes = Set(try PackageCheck.run(path, context: Make.ctx()).diagnostics.map(\.code))
         #expect(codes.contains(.caseCollision) || codes.contains(.duplicateEntry))
     }
 
     @Test func nonASCIINamesAreReadFromEveryContainer() throws {
-        let dir = TempDir()
+        let dir = try Scratch()
         let names = ["Contents/caf\u{E9}.txt", "Contents/\u{65E5}\u{672C}.txt"]
-        let xar = try XarCrafter([Make.plist, .file(names[0], "a"), F(path: names[1], data: Make.text("b"), nameBase64: true)]).write(to: dir.at("x.pkg"))
-        let root = Make.root(dir, names.map { ($0, Make.text("a"), 0o644) })
+        let xar = try XarCrafter([Make.plist, .file(names[0], "a"), F(path: names[1], data: Make.text("b"), nameBase64: true)]).write(to: dir.path("x.pkg"))
+        let root = try Make.root(dir, names.map { ($0, Make.text("a"), 0o644) })
         let tar = try Make.archive(dir, root: root, format: "ustar", name: "t.pkg")
         let zip = try Make.archive(dir, root: root, format: "zip", name: "z.pkg")
         for path in [xar, tar, zip, root] {

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+import TestSupport
 
 /// `pkgtool create` end to end: every flag, exit codes and the JSON shape.
 @Suite struct CreateCommandTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -11,160 +12,6 @@ import Glibc
 
 // MARK: - Helpers
 
-/// A scratch folder that also owns tmpfs mounts made inside it: they are unmounted before the
-/// folder is removed, whatever order the test's locals are released in.
-private final class FaultScratch {
-    let root: String
-    private var mounts: [String] = []
-
-    init() throws {
-        root = FileManager.default.temporaryDirectory.appendingPathComponent("pkgtool-fault-\(UUID().uuidString)").path
-        try FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-    }
-
-    deinit {
-        for mount in mounts.reversed() { FaultScratch.unmount(mount) }
-        try? FileManager.default.removeItem(atPath: root)
-    }
-
-    func path(_ relative: String) -> String { root + "/" + relative }
-
-    /// Mounts a fresh tmpfs of `size` (as `mount` reads it: "8m") at `relative` and returns its path.
-    func mountTmpfs(_ relative: String, size: String) throws -> String {
-        let point = path(relative)
-        try FileManager.default.createDirectory(atPath: point, withIntermediateDirectories: true)
-        try CommandRunner.shell("mount -t tmpfs -o size=\(size),mode=0755 tmpfs '\(point)'")
-        mounts.append(point)
-        return point
-    }
-
-    /// Unmounts (idempotent; lazy when busy).
-    static func unmount(_ point: String) {
-        if (try? CommandRunner.run("/bin/umount", [point]))?.status != 0 {
-            _ = try? CommandRunner.run("/bin/umount", ["-l", point])
-        }
-    }
-
-    /// Writes a package source folder `src-<name>/Contents/…` and builds `<name>.pkg` from it
-    /// (`--compression none`). Returns (package path, source Contents path).
-    func package(_ name: String, id: String, version: String, files: [String: Data]) throws -> (pkg: String, contents: String) {
-        let source = path("src-" + name)
-        for (relative, data) in files {
-            let file = source + "/Contents/" + relative
-            try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent,
-                                                    withIntermediateDirectories: true)
-            try data.write(to: URL(fileURLWithPath: file))
-        }
-        return try build(name, source: source, id: id, version: version)
-    }
-
-    func build(_ name: String, source: String, id: String, version: String) throws -> (pkg: String, contents: String) {
-        try Data(plist(id: id, version: version).utf8).write(to: URL(fileURLWithPath: source + "/ContentInfo.plist"))
-        let output = path(name + ".pkg")
-        let result = try CommandRunner.pkgtool(["create", source, "--compression", "none", "-o", output])
-        guard result.status == 0 else {
-            throw CommandRunner.ShellError(command: "pkgtool create \(source)", stderr: result.stdout + result.stderr)
-        }
-        return (output, source + "/Contents")
-    }
-}
-
-private func randomData(_ count: Int) -> Data {
-    var generator = SystemRandomNumberGenerator()
-    var data = Data(count: count)
-    data.withUnsafeMutableBytes { raw in
-        let words = raw.bindMemory(to: UInt64.self)
-        for i in 0..<words.count { words[i] = generator.next() }
-        for i in (words.count * 8)..<count { raw[i] = UInt8.random(in: 0...255, using: &generator) }
-    }
-    return data
-}
-
-/// One entry of a tree snapshot.
-private enum FaultEntry: Equatable {
-    case folder
-    case file(Data)
-    case link(String)
-    case other
-}
-
-/// Every path below `root` (relative, `/`-separated) with its bytes, link target or kind.
-/// Links are never followed.
-private func snapshot(_ root: String) -> [String: FaultEntry] {
-    var result: [String: FaultEntry] = [:]
-    func walk(_ dir: String, _ prefix: String) {
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: dir) else { return }
-        for name in names {
-            let full = dir + "/" + name, relative = prefix + name
-            var info = stat()
-            guard lstat(full, &info) == 0 else { result[relative] = .other; continue }
-            switch info.st_mode & S_IFMT {
-            case S_IFDIR:
-                result[relative] = .folder
-                walk(full, relative + "/")
-            case S_IFREG:
-                result[relative] = .file((try? Data(contentsOf: URL(fileURLWithPath: full))) ?? Data("<unreadable>".utf8))
-            case S_IFLNK:
-                result[relative] = .link((try? FileManager.default.destinationOfSymbolicLink(atPath: full)) ?? "")
-            default:
-                result[relative] = .other
-            }
-        }
-    }
-    walk(root, "")
-    return result
-}
-
-/// What differs between an installed version folder and the expected tree, as readable lines
-/// (empty when byte-identical). Reads the folder without following links.
-private func differences(_ folder: String, expected: [String: FaultEntry]) -> [String] {
-    var isDir: ObjCBool = false
-    guard FileManager.default.fileExists(atPath: folder, isDirectory: &isDir), isDir.boolValue else {
-        return ["\(folder) is missing"]
-    }
-    let actual = snapshot(folder)
-    var problems: [String] = []
-    for (path, entry) in expected.sorted(by: { $0.key < $1.key }) {
-        guard let found = actual[path] else { problems.append("missing \(path)"); continue }
-        if found != entry {
-            if case .file(let want) = entry, case .file(let got) = found {
-                problems.append("\(path): \(got.count) bytes, expected \(want.count) (or different bytes)")
-            } else {
-                problems.append("\(path): wrong kind")
-            }
-        }
-    }
-    for path in actual.keys.sorted() where expected[path] == nil { problems.append("unexpected \(path)") }
-    return Array(problems.prefix(10)) + (problems.count > 10 ? ["… \(problems.count - 10) more"] : [])
-}
-
-/// The ContentVersion and IAPProductIdentifier the record names, nil when it does not parse.
-private func readRecord(_ productFolder: String) -> (version: String, id: String)? {
-    guard let data = FileManager.default.contents(atPath: productFolder + "/ContentInfo.plist"),
-          let dict = (try? PropertyListSerialization.propertyList(from: data, options: [], format: nil)) as? [String: Any],
-          let version = dict["ContentVersion"] as? String, let id = dict["IAPProductIdentifier"] as? String else {
-        return nil
-    }
-    return (version, id)
-}
-
-private func names(_ folder: String) -> [String] {
-    ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted()
-}
-
-private func stagingLeftovers(_ productFolder: String) -> [String] {
-    names(productFolder).filter { $0.hasPrefix(".staging-") }
-}
-
-private func exists(_ path: String) -> Bool { access(path, F_OK) == 0 }
-
-/// Free bytes of the file system holding `path`.
-private func freeBytes(_ path: String) -> UInt64 {
-    var info = statvfs()
-    guard statvfs(path, &info) == 0 else { return 0 }
-    return UInt64(info.f_bavail) * UInt64(info.f_frsize)
-}
-
 private func now() -> Double { Date().timeIntervalSinceReferenceDate }
 
 /// Starts `pkgtool extract` with output sent to files (or nowhere).
@@ -174,7 +21,7 @@ private func startExtract(_ arguments: [String], output: String? = nil) throws -
     process.arguments = ["extract"] + arguments
     process.standardInput = FileHandle.nullDevice
     if let output {
-        FileManager.default.createFile(atPath: output, contents: nil)
+        guard FileManager.default.createFile(atPath: output, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
         let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
         process.standardOutput = handle
         process.standardError = handle
@@ -196,12 +43,12 @@ private func startExtract(_ arguments: [String], output: String? = nil) throws -
     @Test(.timeLimit(.minutes(3)))
     func killedAtAnyPointLeavesACompleteVersion() throws {
         let started = now()
-        let scratch = try FaultScratch()
+        let scratch = try Scratch()
         let id = Self.id
         // Version 1.0: small.
         var small: [String: Data] = ["readme.txt": Data("version one\n".utf8), "data/one.bin": randomData(100_000)]
         for i in 0..<50 { small["pages/p\(i).txt"] = Data("page \(i) of 1.0\n".utf8) }
-        let v1 = try scratch.package("v1", id: id, version: "1.0", files: small)
+        let v1 = try scratch.package("v1", id: id, version: "1.0", files: small, extraArguments: ["--compression", "none"])
 
         // Version 2.0: 6 × 40 MB of random data plus 3,000 small files (≈ 250 MB), written by head(1).
         let bigSource = scratch.path("src-v2")
@@ -217,7 +64,7 @@ private func startExtract(_ arguments: [String], output: String? = nil) throws -
             try (Data("page \(i) of 2.0\n".utf8) + randomData(i % 700)).write(to: URL(fileURLWithPath: file))
         }
         try Data("version two\n".utf8).write(to: URL(fileURLWithPath: bigSource + "/Contents/readme.txt"))
-        let v2 = try scratch.build("v2", source: bigSource, id: id, version: "2.0")
+        let v2 = try scratch.build("v2", source: bigSource, id: id, version: "2.0", extraArguments: ["--compression", "none"])
         let expected1 = snapshot(v1.contents), expected2 = snapshot(v2.contents)
         let prepared = now()
 
@@ -314,7 +161,7 @@ private func startExtract(_ arguments: [String], output: String? = nil) throws -
     @Test(.timeLimit(.minutes(3)))
     func concurrentExtractsAreSerialised() throws {
         let started = now()
-        let scratch = try FaultScratch()
+        let scratch = try Scratch()
         let id = Self.id
         func files(_ tag: String) -> [String: Data] {
             var result: [String: Data] = ["big/a.bin": randomData(2_000_000), "big/b.bin": randomData(1_500_000),
@@ -322,8 +169,8 @@ private func startExtract(_ arguments: [String], output: String? = nil) throws -
             for i in 0..<200 { result["pages/p\(i).txt"] = Data("page \(i) of \(tag)\n".utf8) + randomData(i * 3) }
             return result
         }
-        let v11 = try scratch.package("v11", id: id, version: "1.1", files: files("1.1"))
-        let v12 = try scratch.package("v12", id: id, version: "1.2", files: files("1.2"))
+        let v11 = try scratch.package("v11", id: id, version: "1.1", files: files("1.1"), extraArguments: ["--compression", "none"])
+        let v12 = try scratch.package("v12", id: id, version: "1.2", files: files("1.2"), extraArguments: ["--compression", "none"])
         let expected11 = snapshot(v11.contents), expected12 = snapshot(v12.contents)
         var outcomes: [String] = []
         for round in 0..<5 {
@@ -366,12 +213,12 @@ private func startExtract(_ arguments: [String], output: String? = nil) throws -
     /// path and the cause, 1.0 and its record untouched.
     @Test(.timeLimit(.minutes(3)))
     func readOnlyDocumentsExitsTwo() throws {
-        let scratch = try FaultScratch()
+        let scratch = try Scratch()
         let id = Self.id
-        let v10 = try scratch.package("v10", id: id, version: "1.0", files: ["a.txt": Data("one\n".utf8), "b/c.bin": randomData(10_000)])
-        let v11 = try scratch.package("v11", id: id, version: "1.1", files: ["a.txt": Data("two\n".utf8), "b/c.bin": randomData(20_000)])
+        let v10 = try scratch.package("v10", id: id, version: "1.0", files: ["a.txt": Data("one\n".utf8), "b/c.bin": randomData(10_000)], extraArguments: ["--compression", "none"])
+        let v11 = try scratch.package("v11", id: id, version: "1.1", files: ["a.txt": Data("two\n".utf8), "b/c.bin": randomData(20_000)], extraArguments: ["--compression", "none"])
         let mount = try scratch.mountTmpfs("mnt-ro", size: "64m")
-        defer { FaultScratch.unmount(mount) }
+        defer { Scratch.unmount(mount) }
         let documents = mount + "/Documents"
         let product = documents + "/" + id
         let first = try CommandRunner.pkgtool(["extract", v10.pkg, "--documents", documents])
@@ -390,7 +237,7 @@ private func startExtract(_ arguments: [String], output: String? = nil) throws -
         #expect(!exists(product + "/1.1"))
 
         // Also a product that was never installed there: exit 2, nothing created.
-        let other = try scratch.package("other", id: "com.example.other", version: "1.0", files: ["x.txt": Data("x\n".utf8)])
+        let other = try scratch.package("other", id: "com.example.other", version: "1.0", files: ["x.txt": Data("x\n".utf8)], extraArguments: ["--compression", "none"])
         let fresh = try CommandRunner.pkgtool(["extract", other.pkg, "--documents", documents])
         #expect(fresh.status == 2, "exit \(fresh.status): \(fresh.stderr)")
         #expect(fresh.stderr.contains(documents + "/com.example.other"), "\(fresh.stderr)")
@@ -401,15 +248,15 @@ private func startExtract(_ arguments: [String], output: String? = nil) throws -
     /// 1.0 and its record intact, the staging folder removed and the space given back.
     @Test(.timeLimit(.minutes(3)))
     func diskFullExitsTwoAndCleansUp() throws {
-        let scratch = try FaultScratch()
+        let scratch = try Scratch()
         let id = Self.id
-        let v10 = try scratch.package("v10", id: id, version: "1.0", files: ["a.txt": Data("one\n".utf8), "b/c.bin": randomData(200_000)])
+        let v10 = try scratch.package("v10", id: id, version: "1.0", files: ["a.txt": Data("one\n".utf8), "b/c.bin": randomData(200_000)], extraArguments: ["--compression", "none"])
         var bigFiles: [String: Data] = ["a.txt": Data("two\n".utf8)]
         for i in 0..<5 { bigFiles["media/part\(i).bin"] = randomData(4_000_000) }
         for i in 0..<100 { bigFiles["pages/p\(i).txt"] = Data("page \(i)\n".utf8) }
-        let v11 = try scratch.package("v11", id: id, version: "1.1", files: bigFiles)
+        let v11 = try scratch.package("v11", id: id, version: "1.1", files: bigFiles, extraArguments: ["--compression", "none"])
         let mount = try scratch.mountTmpfs("mnt-full", size: "8m")
-        defer { FaultScratch.unmount(mount) }
+        defer { Scratch.unmount(mount) }
         let documents = mount + "/Documents"
         let product = documents + "/" + id
         let first = try CommandRunner.pkgtool(["extract", v10.pkg, "--documents", documents])
@@ -431,7 +278,7 @@ private func startExtract(_ arguments: [String], output: String? = nil) throws -
             #expect(freeBytes(mount) == freeBefore, "attempt \(attempt): \(freeBefore) bytes free before, \(freeBytes(mount)) after")
         }
         // The same tool still works on that file system once the version fits.
-        let v12 = try scratch.package("v12", id: id, version: "1.2", files: ["a.txt": Data("three\n".utf8)])
+        let v12 = try scratch.package("v12", id: id, version: "1.2", files: ["a.txt": Data("three\n".utf8)], extraArguments: ["--compression", "none"])
         let fits = try CommandRunner.pkgtool(["extract", v12.pkg, "--documents", documents])
         #expect(fits.status == 0, "\(fits.stderr)")
         #expect(readRecord(product)?.version == "1.2")

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// Damage that only a full read finds (a checksum, a truncated stream) is caught by the pass that
 /// writes the staging folder; nothing of it may remain, and the installed version stays current.

@@ -1,73 +1,23 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// End-to-end tests of `pkgtool extract`, run against the built binary (`make test` builds it).
-private enum ExtractHarness {
-    typealias Result = CommandResult
-
-    static func run(_ executable: String, _ arguments: [String], in directory: String? = nil) throws -> Result {
-        try CommandRunner.run(executable, arguments, in: directory.map { URL(fileURLWithPath: $0) })
-    }
-
-    static func pkgtool(_ arguments: String...) throws -> Result { try run(CommandRunner.pkgtool, arguments) }
-}
-
-private final class ExtractScratch {
-    let root: String
-    init() {
-        root = NSTemporaryDirectory() + "extract-tests-" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: root, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: root) }
-
-    var documents: String { root + "/Documents" }
-
-    /// Makes a source folder of plain files and builds `<name>.pkg` from it with `pkgtool create`.
-    func package(_ name: String, id: String = "com.example.book", version: String, files: [String: String]) throws -> String {
-        let source = root + "/src-" + name
-        for (relative, text) in files {
-            let file = source + "/" + relative
-            try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            try Data(text.utf8).write(to: URL(fileURLWithPath: file))
-        }
-        let output = root + "/" + name + ".pkg"
-        let result = try ExtractHarness.pkgtool("create", source, "--product-id", id, "--content-version", version, "-o", output)
-        #expect(result.status == 0, "create failed: \(result.stderr)")
-        return output
-    }
-
-    /// Every path below `folder` with its bytes (or link target), for byte-identical comparisons.
-    func snapshot(_ folder: String) -> [String: Data] {
-        var result: [String: Data] = [:]
-        let fm = FileManager.default
-        guard let enumerator = fm.enumerator(atPath: folder) else { return result }
-        while let relative = enumerator.nextObject() as? String {
-            let path = folder + "/" + relative
-            if let target = try? fm.destinationOfSymbolicLink(atPath: path) {
-                result[relative] = Data(("link:" + target).utf8)
-            } else {
-                result[relative] = fm.contents(atPath: path) ?? Data("dir".utf8)
-            }
-        }
-        return result
-    }
-}
-
 private func json(_ text: String) -> [String: Any] {
     (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
 }
 
 @Suite struct ExtractTests {
     @Test func installsThenUnchanged() throws {
-        let s = ExtractScratch()
-        let pkg = try s.package("one", version: "1.0", files: ["a.txt": "hello", "art/b.txt": "world"])
-        let first = try ExtractHarness.pkgtool("extract", pkg, "--documents", s.documents)
+        let s = try Scratch()
+        let pkg = try s.package("one", version: "1.0", text: ["a.txt": "hello", "art/b.txt": "world"])
+        let first = try CommandRunner.pkgtool(["extract", pkg, "--documents", s.documents])
         #expect(first.status == 0, "\(first.stderr)")
         #expect(first.stdout.contains("installed com.example.book 1.0 -> \(s.documents)/com.example.book/1.0 (2 files, 10 bytes)"))
         #expect(FileManager.default.contents(atPath: s.documents + "/com.example.book/1.0/art/b.txt") == Data("world".utf8))
         #expect(FileManager.default.fileExists(atPath: s.documents + "/com.example.book/ContentInfo.plist"))
 
-        let second = try ExtractHarness.pkgtool("extract", pkg, "--documents", s.documents, "--json")
+        let second = try CommandRunner.pkgtool(["extract", pkg, "--documents", s.documents, "--json"])
         #expect(second.status == 0)
         let object = json(second.stdout)
         #expect(object["status"] as? String == "unchanged")
@@ -78,13 +28,13 @@ private func json(_ text: String) -> [String: Any] {
     }
 
     @Test func jsonNullsAndUpgradeWithKeep() throws {
-        let s = ExtractScratch()
-        let one = try s.package("one", version: "1.0", files: ["a.txt": "1"])
-        let two = try s.package("two", version: "1.1", files: ["a.txt": "2"])
-        let first = try ExtractHarness.pkgtool("extract", one, "--documents", s.documents, "--json")
+        let s = try Scratch()
+        let one = try s.package("one", version: "1.0", text: ["a.txt": "1"])
+        let two = try s.package("two", version: "1.1", text: ["a.txt": "2"])
+        let first = try CommandRunner.pkgtool(["extract", one, "--documents", s.documents, "--json"])
         #expect(first.status == 0)
         #expect(first.stdout.contains("\"previousVersion\" : null"))
-        let second = try ExtractHarness.pkgtool("extract", two, "--documents", s.documents, "--json", "--keep", "1")
+        let second = try CommandRunner.pkgtool(["extract", two, "--documents", s.documents, "--json", "--keep", "1"])
         #expect(second.status == 0)
         let object = json(second.stdout)
         #expect(object["status"] as? String == "installed")
@@ -95,42 +45,42 @@ private func json(_ text: String) -> [String: Any] {
     }
 
     @Test func refusalsExitOne() throws {
-        let s = ExtractScratch()
-        let two = try s.package("two", version: "2.0", files: ["a.txt": "2"])
-        let one = try s.package("one", version: "1.0", files: ["a.txt": "1"])
-        let other = try s.package("other", version: "2.0", files: ["a.txt": "different"])
-        #expect(try ExtractHarness.pkgtool("extract", two, "--documents", s.documents).status == 0)
-        let downgrade = try ExtractHarness.pkgtool("extract", one, "--documents", s.documents, "--json")
+        let s = try Scratch()
+        let two = try s.package("two", version: "2.0", text: ["a.txt": "2"])
+        let one = try s.package("one", version: "1.0", text: ["a.txt": "1"])
+        let other = try s.package("other", version: "2.0", text: ["a.txt": "different"])
+        #expect(try CommandRunner.pkgtool(["extract", two, "--documents", s.documents]).status == 0)
+        let downgrade = try CommandRunner.pkgtool(["extract", one, "--documents", s.documents, "--json"])
         #expect(downgrade.status == 1)
         #expect(json(downgrade.stdout)["status"] as? String == "refused")
         #expect(downgrade.stdout.contains("version-not-bumped"))
-        let same = try ExtractHarness.pkgtool("extract", other, "--documents", s.documents)
+        let same = try CommandRunner.pkgtool(["extract", other, "--documents", s.documents])
         #expect(same.status == 1)
         #expect(same.stderr.contains("error[version-not-bumped]"))
-        let forced = try ExtractHarness.pkgtool("extract", other, "--documents", s.documents, "--force")
+        let forced = try CommandRunner.pkgtool(["extract", other, "--documents", s.documents, "--force"])
         #expect(forced.status == 0)
         #expect(FileManager.default.contents(atPath: s.documents + "/com.example.book/2.0/a.txt") == Data("different".utf8))
-        let mismatch = try ExtractHarness.pkgtool("extract", two, "--documents", s.documents, "--product-id", "com.other")
+        let mismatch = try CommandRunner.pkgtool(["extract", two, "--documents", s.documents, "--product-id", "com.other"])
         #expect(mismatch.status == 1)
         #expect(mismatch.stderr.contains("product-identifier-mismatch"))
     }
 
     @Test func usageErrors() throws {
-        let s = ExtractScratch()
-        let pkg = try s.package("one", version: "1.0", files: ["a.txt": "1"])
-        #expect(try ExtractHarness.pkgtool("extract", pkg, "--documents", s.documents, "--keep", "0").status == 64)
-        #expect(try ExtractHarness.pkgtool("extract", pkg).status == 64)
-        #expect(try ExtractHarness.pkgtool("extract", s.root + "/missing.pkg", "--documents", s.documents).status == 2)
+        let s = try Scratch()
+        let pkg = try s.package("one", version: "1.0", text: ["a.txt": "1"])
+        #expect(try CommandRunner.pkgtool(["extract", pkg, "--documents", s.documents, "--keep", "0"]).status == 64)
+        #expect(try CommandRunner.pkgtool(["extract", pkg]).status == 64)
+        #expect(try CommandRunner.pkgtool(["extract", s.root + "/missing.pkg", "--documents", s.documents]).status == 2)
     }
 
     /// Hostile tars: `..` paths, absolute paths and escaping links install nothing anywhere.
     @Test(arguments: ["dotdot", "absolute", "symlink"])
     func hostileTarInstallsNothing(kind: String) throws {
-        let s = ExtractScratch()
+        let s = try Scratch()
         let sentinel = s.root + "/sentinel"
         try FileManager.default.createDirectory(atPath: sentinel, withIntermediateDirectories: true)
         try Data("keep me".utf8).write(to: URL(fileURLWithPath: sentinel + "/precious.txt"))
-        let before = s.snapshot(sentinel)
+        let before = snapshot(sentinel)
 
         let source = s.root + "/evil"
         try FileManager.default.createDirectory(atPath: source + "/Contents", withIntermediateDirectories: true)
@@ -154,38 +104,38 @@ private func json(_ text: String) -> [String: Any] {
             try FileManager.default.createSymbolicLink(atPath: source + "/Contents/evil", withDestinationPath: "../../../sentinel")
             arguments += ["ContentInfo.plist", "Contents"]
         }
-        let tar = try ExtractHarness.run("/usr/bin/bsdtar", arguments)
+        let tar = try CommandRunner.run("/usr/bin/bsdtar", arguments)
         #expect(tar.status == 0, "bsdtar: \(tar.stderr)")
 
-        let result = try ExtractHarness.pkgtool("extract", archive, "--documents", s.documents, "--json")
+        let result = try CommandRunner.pkgtool(["extract", archive, "--documents", s.documents, "--json"])
         #expect(result.status == 1, "\(result.stdout) \(result.stderr)")
         #expect(json(result.stdout)["status"] as? String == "refused")
-        #expect(s.snapshot(sentinel) == before)
+        #expect(snapshot(sentinel) == before)
         let created = (try? FileManager.default.contentsOfDirectory(atPath: s.documents)) ?? []
         #expect(created.isEmpty)
     }
 
     @Test func productFolderIsAFileExitsTwo() throws {
-        let s = ExtractScratch()
-        let pkg = try s.package("one", version: "1.0", files: ["a.txt": "1"])
+        let s = try Scratch()
+        let pkg = try s.package("one", version: "1.0", text: ["a.txt": "1"])
         try FileManager.default.createDirectory(atPath: s.documents, withIntermediateDirectories: true)
         try Data("not a folder".utf8).write(to: URL(fileURLWithPath: s.documents + "/com.example.book"))
-        let result = try ExtractHarness.pkgtool("extract", pkg, "--documents", s.documents)
+        let result = try CommandRunner.pkgtool(["extract", pkg, "--documents", s.documents])
         #expect(result.status == 2)
         #expect(result.stderr.contains("error:"))
         #expect(FileManager.default.contents(atPath: s.documents + "/com.example.book") == Data("not a folder".utf8))
     }
 
     @Test func ioFailureKeepsPreviousVersion() throws {
-        let s = ExtractScratch()
-        let one = try s.package("one", version: "1.0", files: ["a.txt": "1"])
-        let two = try s.package("two", version: "1.1", files: ["a.txt": "2"])
-        #expect(try ExtractHarness.pkgtool("extract", one, "--documents", s.documents).status == 0)
+        let s = try Scratch()
+        let one = try s.package("one", version: "1.0", text: ["a.txt": "1"])
+        let two = try s.package("two", version: "1.1", text: ["a.txt": "2"])
+        #expect(try CommandRunner.pkgtool(["extract", one, "--documents", s.documents]).status == 0)
         let product = s.documents + "/com.example.book"
         let record = FileManager.default.contents(atPath: product + "/ContentInfo.plist")
         // A file where the new version folder must go: the final rename fails.
         try Data("blocker".utf8).write(to: URL(fileURLWithPath: product + "/1.1"))
-        let result = try ExtractHarness.pkgtool("extract", two, "--documents", s.documents)
+        let result = try CommandRunner.pkgtool(["extract", two, "--documents", s.documents])
         #expect(result.status == 2, "\(result.stderr)")
         #expect(FileManager.default.contents(atPath: product + "/ContentInfo.plist") == record)
         #expect(FileManager.default.contents(atPath: product + "/1.0/a.txt") == Data("1".utf8))
@@ -194,19 +144,19 @@ private func json(_ text: String) -> [String: Any] {
     }
 
     @Test func symlinkedProductFolderExitsTwo() throws {
-        let s = ExtractScratch()
-        let pkg = try s.package("one", version: "1.0", files: ["a.txt": "1"])
+        let s = try Scratch()
+        let pkg = try s.package("one", version: "1.0", text: ["a.txt": "1"])
         let elsewhere = s.root + "/elsewhere"
         try FileManager.default.createDirectory(atPath: elsewhere, withIntermediateDirectories: true)
         try FileManager.default.createDirectory(atPath: s.documents, withIntermediateDirectories: true)
         try FileManager.default.createSymbolicLink(atPath: s.documents + "/com.example.book", withDestinationPath: elsewhere)
-        let result = try ExtractHarness.pkgtool("extract", pkg, "--documents", s.documents)
+        let result = try CommandRunner.pkgtool(["extract", pkg, "--documents", s.documents])
         #expect(result.status == 2)
         #expect(result.stderr.contains("symbolic link"))
         #expect(try FileManager.default.contentsOfDirectory(atPath: elsewhere).isEmpty)
     }
     @Test func hardLinkInTarInstalledInside() throws {
-        let s = ExtractScratch()
+        let s = try Scratch()
         let source = s.root + "/hl"
         try FileManager.default.createDirectory(atPath: source + "/Contents/d", withIntermediateDirectories: true)
         try Data("""
@@ -217,11 +167,11 @@ private func json(_ text: String) -> [String: Any] {
         try Data("data".utf8).write(to: URL(fileURLWithPath: source + "/Contents/a.txt"))
         try FileManager.default.linkItem(atPath: source + "/Contents/a.txt", toPath: source + "/Contents/d/b.txt")
         let archive = s.root + "/hl.pkg"
-        #expect(try ExtractHarness.run("/usr/bin/bsdtar", ["-cf", archive, "-C", source, "ContentInfo.plist", "Contents"]).status == 0)
-        let first = try ExtractHarness.pkgtool("extract", archive, "--documents", s.documents, "--json")
+        #expect(try CommandRunner.run("/usr/bin/bsdtar", ["-cf", archive, "-C", source, "ContentInfo.plist", "Contents"]).status == 0)
+        let first = try CommandRunner.pkgtool(["extract", archive, "--documents", s.documents, "--json"])
         #expect(first.status == 0, "\(first.stdout) \(first.stderr)")
         #expect(FileManager.default.contents(atPath: s.documents + "/com.example.hl/1.0/d/b.txt") == Data("data".utf8))
-        let second = try ExtractHarness.pkgtool("extract", archive, "--documents", s.documents, "--json")
+        let second = try CommandRunner.pkgtool(["extract", archive, "--documents", s.documents, "--json"])
         #expect(json(second.stdout)["status"] as? String == "unchanged")
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// A failed create never damages an existing package and leaves no temporary file.
 @Suite struct FailureSafetyTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// pkgtool's output read by bsdtar (libarchive), and archives made by bsdtar read by pkgtool.
 @Suite struct InteropTests {

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 
 /// The same inputs give a byte-identical package, whatever the machine state around them.
 @Suite struct ReproducibilityTests {
@@ -13,7 +14,7 @@ import Testing
         for (name, text) in files {
             let path = scratch.path("\(folder)/Contents/\(name)")
             try FileManager.default.createDirectory(atPath: (path as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
-            FileManager.default.createFile(atPath: path, contents: Data(text.utf8))
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
             try FileManager.default.setAttributes([.modificationDate: mtime], ofItemAtPath: path)
         }
     }

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import Testing
+import TestSupport
 
 /// `pkgtool validate`, `inspect` and `diff` end to end.
 @Suite struct ValidateCommandTests {

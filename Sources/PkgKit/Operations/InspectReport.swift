@@ -94,7 +94,7 @@ public struct InspectReport: Sendable, Codable {
             }
             if (entry.length ?? 0) > 0 { encodings.insert(entry.encoding ?? "application/octet-stream") }
             if (entry.size ?? 0) > 0 && (entry.extractedStyle?.lowercased() != "sha1" || entry.extractedChecksum == nil) { missingDigest = true }
-        }), let top = first, !FlatPackageReader.startsInstallerPackage(ArchivePath(top)) else { return nil }
+        }), let top = first, !InstallerPackageLayout.startsInstallerPackage(ArchivePath(top)) else { return nil }
         if withFiles && missingDigest { return nil }
         var info: ParsedContentInfo?
         if let plist {

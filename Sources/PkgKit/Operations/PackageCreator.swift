@@ -107,7 +107,11 @@ public enum PackageCreator {
             written = try XarWriter(options: request.options, scratchDirectory: AtomicFile.directory(of: output))
                 .write(items, to: file.output, progress: { progress?($0, total) })
         case .zip:
-            written = try ZipWriter(options: request.options).write(items, to: file.output, progress: { progress?($0, total) })
+            guard let support = ArchiveSupportRegistry.current else {
+                file.discard()
+                throw CreateFailure(message: "--format zip needs PkgKitArchive (libarchive's zip writer); PkgKit alone writes xar")
+            }
+            written = try writeZip(items, support: support, options: request.options, to: file.output) { progress?($0, total) }
         }
         if written.archiveBytes > request.limits.maxSize {
             file.discard()
@@ -125,6 +129,18 @@ public enum PackageCreator {
         result.archiveBytes = written.archiveBytes
         result.sha256 = written.sha256
         return result
+    }
+
+    /// A zip through `support`, hashed as it is written, as the xar writer hashes its output.
+    private static func writeZip(_ items: [SourceItem], support: any ArchiveSupport, options: WriteOptions,
+                                 to output: FileOutput, progress: @escaping (Int64) -> Void) throws -> WrittenPackage {
+        let hasher = BackgroundHasher(descriptor: output.descriptor, path: output.path)
+        defer { _ = try? hasher.finish() }
+        let files = try support.writeZip(items, options: options, write: { bytes in
+            try output.write(bytes)
+            hasher.advance(to: output.position)
+        }, progress: progress)
+        return WrittenPackage(files: files, archiveBytes: output.position, sha256: try hasher.finish())
     }
 
     /// The plist bytes to package: the original when nothing needs filling in, else a new XML plist.

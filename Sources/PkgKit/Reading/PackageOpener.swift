@@ -9,13 +9,14 @@ public enum PackageOpener {
     /// An opened package and what is known before reading it.
     public struct Opened {
         /// The reader to stream entries from.
-        public var reader: PackageReader
+        public var reader: any PackageReader
         /// Facts known before the first entry: name and size of an archive file.
         public var facts: PackageFacts
     }
 
     /// Opens the folder or archive file at `path`. Missing or unreadable input throws
-    /// `ReadError.io`; an unrecognised file is returned with an `unreadable-archive` failure.
+    /// `ReadError.io`; a file that is no package (or one only `ArchiveSupport` reads, when none is
+    /// registered) is returned with an `unreadable-archive` failure.
     public static func open(_ path: String, limits: PackageLimits = PackageLimits()) throws -> Opened {
         var info = stat()
         guard stat(path, &info) == 0 else { throw ReadError.io(path: path, errnoText()) }
@@ -25,46 +26,70 @@ public enum PackageOpener {
         }
         facts.archiveName = String(path.split(separator: "/").last ?? Substring(path))
         facts.archiveBytes = Int64(info.st_size)
-        let fd = openReadOnly(path)
-        guard fd >= 0 else { throw ReadError.io(path: path, errnoText()) }
-        var magic = [UInt8](repeating: 0, count: 4)
-        let count = read(fd, &magic, 4)
-        close(fd)
-        if count <= 0 {
-            facts.readFailures.append(Diagnostic(.unreadableArchive, path: nil, "the file is empty: it is not a package"))
-            return Opened(reader: EmptyReader(), facts: facts)
-        }
-        if magic == Array("xar!".utf8), let native = try XarReader.open(path: path, limits: limits) {
-            return try openXar(native, facts: facts)
-        }
-        let reader: LibArchiveReader
-        do {
-            reader = try LibArchiveReader(path: path)
-        } catch let ReadError.unreadable(_, message) {
+        let head = try readHead(path)
+        func unreadable(_ message: String, format: PackageFormat? = nil) -> Opened {
+            facts.format = format
             facts.readFailures.append(Diagnostic(.unreadableArchive, path: nil, message))
             return Opened(reader: EmptyReader(), facts: facts)
         }
-        guard magic == Array("xar!".utf8) else { return Opened(reader: reader, facts: facts) }
-        return try openXar(reader, facts: facts)
+        if head.isEmpty { return unreadable("the file is empty: it is not a package") }
+        guard let container = ContainerSignature.detect(head) else {
+            return unreadable("not a package: the file starts with no xar, zip or tar signature")
+        }
+        let support = ArchiveSupportRegistry.current
+        do {
+            if container == .xar {
+                switch try XarReader.open(path: path, limits: limits) {
+                case .reader(let native):
+                    return try openXar(native, facts: facts, support: support)
+                case .needsArchiveSupport(let reason):
+                    guard let support else { return unreadable(ArchiveSupportRegistry.missing(reason)) }
+                    return try openXar(try support.openArchive(at: path, container: .xar), facts: facts, support: support)
+                }
+            }
+            guard let support else {
+                return unreadable(ArchiveSupportRegistry.missing("a \(container.rawValue) archive"),
+                                  format: container == .zip ? .zip : container == .tar ? .tar : nil)
+            }
+            return Opened(reader: try support.openArchive(at: path, container: container), facts: facts)
+        } catch let ReadError.unreadable(_, message) {
+            return unreadable(message)
+        }
     }
 
     /// A xar is a content package or an installer package; its first member tells which.
-    private static func openXar(_ reader: PackageReader, facts: PackageFacts) throws -> Opened {
+    private static func openXar(_ reader: any PackageReader, facts: PackageFacts, support: (any ArchiveSupport)?) throws -> Opened {
         var facts = facts
         do {
             guard let first = try reader.nextEntry() else { return Opened(reader: reader, facts: facts) }
-            if FlatPackageReader.startsInstallerPackage(first.path) {
+            if InstallerPackageLayout.startsInstallerPackage(first.path) {
                 facts.format = .flatPackage
-                return Opened(reader: FlatPackageReader(outer: reader, current: first), facts: facts)
+                guard let support else {
+                    facts.readFailures.append(Diagnostic(.unreadableArchive, path: nil, ArchiveSupportRegistry.missing("a flat installer package")))
+                    return Opened(reader: EmptyReader(), facts: facts)
+                }
+                return Opened(reader: try support.openInstallerPackage(outer: reader, first: first), facts: facts)
             }
             return Opened(reader: PeekedReader(reader, first: first), facts: facts)
         } catch let error as ReadError {
             return Opened(reader: PeekedReader(reader, failure: error), facts: facts)
         }
     }
+
+    /// The first bytes of the file, enough to recognise any container.
+    private static func readHead(_ path: String) throws -> [UInt8] {
+        let fd = openReadOnly(path)
+        guard fd >= 0 else { throw ReadError.io(path: path, errnoText()) }
+        defer { close(fd) }
+        var head = [UInt8](repeating: 0, count: ContainerSignature.headBytes)
+        let count = head.withUnsafeMutableBytes { readFully(fd, $0, at: 0) }
+        guard count >= 0 else { throw ReadError.io(path: path, errnoText()) }
+        return Array(head[0..<count])
+    }
 }
 
-/// A reader with nothing in it, for input that could not be opened as any archive.
+/// A reader with nothing in it, for input that could not be opened as any archive. Its format is
+/// never reported: the facts keep what the opener knew (nil for no known container).
 final class EmptyReader: PackageReader {
     let format: PackageFormat = .tar
     func nextEntry() throws -> ArchiveEntry? { nil }

@@ -51,7 +51,7 @@ struct XarEntryTable {
         }
         let archivedStyle = XarChecksumStyle(name: entry.archivedChecksum == nil ? nil : entry.archivedStyle)
         let extractedStyle = XarChecksumStyle(name: entry.extractedChecksum == nil ? nil : entry.extractedStyle)
-        if archivedStyle == nil || extractedStyle == nil { needsLibArchive = needsLibArchive ?? "checksum style" }
+        if archivedStyle == nil || extractedStyle == nil { needsLibArchive = needsLibArchive ?? "a file checksum style other than sha1 or md5" }
         let nameStart = UInt32(arena.count)
         arena += entry.name
         let linkStart = UInt32(arena.count)

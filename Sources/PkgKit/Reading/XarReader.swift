@@ -13,7 +13,7 @@ import Darwin
 /// stored file twice, once as archived and once as extracted; this reader keeps about 120 bytes
 /// a file, hashes stored data once when both digests are the same, and can skip a file's data
 /// without reading it. Packages it does not read itself (other encodings or checksum styles,
-/// hard links, a nonstandard header) go to `LibArchiveReader`: `open` returns nil for them.
+/// hard links, a nonstandard header) go to the registered `ArchiveSupport` (libarchive).
 final class XarReader: PackageReader {
     let format: PackageFormat = .xar
     private let path: String
@@ -42,17 +42,28 @@ final class XarReader: PackageReader {
 
     static let inputSize = 1 << 20
 
-    /// Opens the xar at `path` when pkgtool reads it itself; nil hands it to libarchive (also for
-    /// a TOC that does not parse, so that libarchive's own diagnosis is reported).
-    static func open(path: String, limits: PackageLimits) throws -> XarReader? {
+    /// What `open` found.
+    enum Opening {
+        /// pkgtool reads this package itself.
+        case reader(XarReader)
+        /// Another reader must: why, in words (a TOC that does not parse, an encoding…).
+        case needsArchiveSupport(String)
+    }
+
+    /// Opens the xar at `path` when pkgtool reads it itself; otherwise says why not, so that
+    /// libarchive (when registered) reads it and reports its own diagnosis of a TOC that does not parse.
+    static func open(path: String, limits: PackageLimits) throws -> Opening {
         var table = XarEntryTable()
         var count = 0
         guard let toc = XarTableOfContents.read(path, keepEntries: false, visit: { entry in
             count += 1
             // More entries than allowed: the scanner reports it on the first one past the limit.
             if count <= limits.maxEntries + 1 { table.add(entry) }
-        }) else { return nil }
-        guard table.needsLibArchive == nil, let tocStyle = XarChecksumStyle(headerAlgorithm: toc.headerChecksumAlgorithm) else { return nil }
+        }) else { return .needsArchiveSupport("the table of contents cannot be read (truncated or corrupt)") }
+        if let reason = table.needsLibArchive { return .needsArchiveSupport("a xar package using \(reason)") }
+        guard let tocStyle = XarChecksumStyle(headerAlgorithm: toc.headerChecksumAlgorithm) else {
+            return .needsArchiveSupport("a xar package with checksum algorithm \(toc.headerChecksumAlgorithm)")
+        }
         table.finish()
         let descriptor = openReadOnly(path)
         guard descriptor >= 0 else { throw ReadError.io(path: path, errnoText()) }
@@ -64,7 +75,7 @@ final class XarReader: PackageReader {
         }
         let reader = XarReader(path: path, descriptor: descriptor, fileSize: Int64(info.st_size), heapStart: toc.heapStart, table: table)
         reader.tocFailure = try reader.verifyTOC(toc, style: tocStyle)
-        return reader
+        return .reader(reader)
     }
 
     private init(path: String, descriptor: Int32, fileSize: Int64, heapStart: Int64, table: XarEntryTable) {

@@ -232,7 +232,7 @@ public struct XarTableOfContents: Sendable {
 
     private static func attribute(_ reader: xmlTextReaderPtr, _ name: String) -> String? {
         guard let value = name.withCString({ xmlTextReaderGetAttribute(reader, UnsafeRawPointer($0).assumingMemoryBound(to: xmlChar.self)) }) else { return nil }
-        defer { xmlFree(value) }
+        defer { CXML2_free(value) }
         return String(cString: value)
     }
 }

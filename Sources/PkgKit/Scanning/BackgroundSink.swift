@@ -6,6 +6,8 @@ import Foundation
 ///
 /// A failure of the inner sink is thrown by the next call after it, and by `drain`, which must
 /// be called before anything else touches what the inner sink writes.
+// Unchecked: the queue, counters and failure are touched only under `condition`; the inner sink
+// is used by the writing thread alone until `drain` has waited for it to stop.
 final class BackgroundSink: EntrySink, @unchecked Sendable {
     private enum Operation {
         case begin(ArchiveEntry)

@@ -44,7 +44,8 @@ public struct PackageScanner {
     public func scan(_ reader: PackageReader, into facts: inout PackageFacts, sink: EntrySink? = nil) throws {
         precondition(sink == nil || depth == .full, "a sink needs every byte")
         // The format is known for sure only once the first header has been read.
-        defer { facts.format = reader.format }
+        // (An empty reader stands for input that is no readable package: the opener said what it was.)
+        defer { if !(reader is EmptyReader) { facts.format = reader.format } }
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
         defer { buffer.deallocate() }
         var totalRead: Int64 = 0

@@ -9,6 +9,7 @@ import Darwin
 /// Computes the sha256 of a file while it is being written, on its own thread: the writer says
 /// how far it has written, the hasher reads that much back (from the page cache) and hashes it.
 /// The package's digest then costs no time on the writing thread.
+// Unchecked: the mutable state (`written`, `closed`, `result`) is touched only under `condition`.
 final class BackgroundHasher: @unchecked Sendable {
     private let descriptor: Int32
     private let path: String

@@ -8,7 +8,9 @@ import Darwin
 #endif
 
 /// An open file written front to back, optionally hashing what passes through.
-final class FileOutput {
+// Unchecked: a scratch file is written by the one worker that encodes it, then handed whole to
+// the consumer; no two threads ever use one at the same time.
+final class FileOutput: @unchecked Sendable {
     let descriptor: Int32
     let path: String
     private(set) var position: Int64 = 0
@@ -29,7 +31,7 @@ final class FileOutput {
         var template = Array((directory + "/.pkgtool-scratch-XXXXXX").utf8CString)
         let fallback = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
         guard fallback >= 0 else { throw WriteError.io(path: directory, errnoText()) }
-        let name = String(cString: template)
+        let name = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
         unlink(name)
         return FileOutput(descriptor: fallback, path: directory)
     }

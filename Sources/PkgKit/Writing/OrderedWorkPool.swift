@@ -5,8 +5,8 @@ import Foundation
 /// one being consumed, which bounds memory whatever the number of items, and makes the output
 /// independent of thread timing.
 enum OrderedWorkPool {
-    static func run<Result>(count: Int, jobs: Int, window: Int,
-                            work: @escaping (Int) throws -> Result,
+    static func run<Result: Sendable>(count: Int, jobs: Int, window: Int,
+                            work: @escaping @Sendable (Int) throws -> Result,
                             consume: (Int, Result) throws -> Void) throws {
         guard count > 0 else { return }
         if jobs <= 1 {
@@ -34,7 +34,8 @@ enum OrderedWorkPool {
     }
 
     /// The shared bookkeeping, behind one lock.
-    private final class State<Result>: @unchecked Sendable {
+    // Unchecked: every stored property is read and written only under `condition`.
+    private final class State<Result: Sendable>: @unchecked Sendable {
         private let condition = NSCondition()
         private let count: Int
         private let window: Int

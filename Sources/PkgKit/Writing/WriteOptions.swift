@@ -53,6 +53,15 @@ public struct WrittenFile: Sendable, Codable {
     public var encoding: DataEncoding
     /// sha1 of the unpacked bytes.
     public var sha1: String
+
+    /// The facts of one written file.
+    public init(path: String, size: Int64, storedSize: Int64, encoding: DataEncoding, sha1: String) {
+        self.path = path
+        self.size = size
+        self.storedSize = storedSize
+        self.encoding = encoding
+        self.sha1 = sha1
+    }
 }
 
 /// The result of writing a package.

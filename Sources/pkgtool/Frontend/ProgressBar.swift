@@ -3,6 +3,7 @@ import Foundation
 /// A progress bar on stderr: bytes done of total, rate and time left. It appears only when
 /// stderr is a terminal and the work has taken more than a second, redraws at most ten times a
 /// second, and is never shown with `--json` or `--quiet`.
+// Unchecked: the drawing state (`lastDraw`, `drawn`) is touched only under `lock`.
 final class ProgressBar: @unchecked Sendable {
     private let enabled: Bool
     private let start = Date()
@@ -37,7 +38,7 @@ final class ProgressBar: @unchecked Sendable {
 
     /// Clears the bar's line, if one was drawn.
     func finish() {
-        guard enabled, drawn else { return }
+        guard enabled, lock.withLock({ drawn }) else { return }
         FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 79) + "\r").utf8))
     }
 

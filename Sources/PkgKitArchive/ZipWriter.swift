@@ -1,5 +1,6 @@
 import Crypto
 internal import CArchive
+import PkgKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -19,20 +20,18 @@ struct ZipWriter {
         tzset()
     }()
 
+    /// What libarchive's write callback needs: where bytes go, and the first failure there.
     final class Context {
-        let output: FileOutput
-        var hasher: BackgroundHasher?
+        let write: (UnsafeRawBufferPointer) throws -> Void
         var error: Error?
-        init(output: FileOutput) { self.output = output }
+        init(write: @escaping (UnsafeRawBufferPointer) throws -> Void) { self.write = write }
     }
 
-    func write(_ items: [SourceItem], to output: FileOutput, progress: ((Int64) -> Void)? = nil) throws -> WrittenPackage {
+    /// Writes `items` as a zip, handing the archive's bytes to `write` in order.
+    func write(_ items: [SourceItem], to write: (UnsafeRawBufferPointer) throws -> Void, progress: ((Int64) -> Void)? = nil) throws -> [WrittenFile] {
         // libarchive turns times into DOS dates with localtime(): pin the zone so the bytes
         // do not depend on the machine's.
         _ = Self.utcClock
-        // The same digest mechanism as the xar writer: the package is hashed as it is written.
-        let hasher = BackgroundHasher(descriptor: output.descriptor, path: output.path)
-        defer { _ = try? hasher.finish() }
         guard let archive = archive_write_new() else { throw WriteError.compression("libarchive: out of memory") }
         defer { archive_write_free(archive) }
         try check(archive, archive_write_set_format_zip(archive))
@@ -43,14 +42,14 @@ struct ZipWriter {
         _ = archive_write_set_format_option(archive, "zip", "compression", deflate ? "deflate" : "store")
         // Any level also selects deflate in libarchive, so it is set only when deflating.
         if deflate { _ = archive_write_set_format_option(archive, "zip", "compression-level", String(options.level)) }
-        let context = Context(output: output)
-        context.hasher = hasher
+        // The callback runs only while `write` is in scope: before this function returns.
+        return try withoutActuallyEscaping(write) { write in
+        let context = Context(write: write)
         let opaque = Unmanaged.passUnretained(context).toOpaque()
         try check(archive, archive_write_open2(archive, opaque, nil, { _, context, bytes, count in
             let context = Unmanaged<ZipWriter.Context>.fromOpaque(context!).takeUnretainedValue()
             do {
-                try context.output.write(UnsafeRawBufferPointer(start: bytes, count: count))
-                context.hasher?.advance(to: context.output.position)
+                try context.write(UnsafeRawBufferPointer(start: bytes, count: count))
                 return count
             } catch {
                 context.error = error
@@ -104,7 +103,8 @@ struct ZipWriter {
             }
         }
         try check(archive, archive_write_close(archive), context)
-        return WrittenPackage(files: files, archiveBytes: output.position, sha256: try hasher.finish())
+        return files
+        }
     }
 
     private func check(_ archive: OpaquePointer, _ status: Int32, _ context: Context? = nil) throws {

@@ -1,4 +1,5 @@
 internal import CArchive
+import PkgKit
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -11,7 +12,7 @@ import Darwin
 /// failure arrives as `ARCHIVE_FAILED` only at an entry's end; an OK block of zero bytes
 /// before the declared size means a broken stream, not progress; and the offset it reports
 /// is wrong at an entry's end, so bytes are counted here.
-public final class LibArchiveReader: PackageReader {
+final class LibArchiveReader: PackageReader {
     public private(set) var format: PackageFormat = .tar
     private let handle: OpaquePointer
     private var entryPointer: OpaquePointer?
@@ -82,7 +83,8 @@ public final class LibArchiveReader: PackageReader {
     /// xar's (UTF-8) names into the current locale's charset; in the C locale every
     /// non-ASCII name then fails and comes back NULL. pkgtool never calls setlocale, so each
     /// libarchive call runs with this locale set for its thread only (`uselocale`).
-    private static let utf8Locale: locale_t? = {
+    // A locale_t is an opaque handle, made once and never changed or freed: safe to share.
+    nonisolated(unsafe) private static let utf8Locale: locale_t? = {
         for name in ["C.UTF-8", "C.utf8", "en_US.UTF-8", "UTF-8"] {
             if let locale = newlocale(LC_CTYPE_MASK, name, nil) { return locale }
         }

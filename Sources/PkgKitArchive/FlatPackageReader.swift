@@ -1,34 +1,19 @@
+import PkgKit
+
 /// Reads a `productbuild` or `pkgbuild` flat installer package: a xar whose component
 /// `Payload` (gzip'd cpio) holds ContentInfo.plist and Contents/. The package root is the
 /// Payload's root; the installer's own members (Distribution, Bom, PackageInfo) are not content.
-public final class FlatPackageReader: PackageReader {
+final class FlatPackageReader: PackageReader {
     public let format: PackageFormat = .flatPackage
-    private let outer: PackageReader
+    private let outer: any PackageReader
     private var inner: LibArchiveReader?
     private var byteSource: ArchiveByteSource?
     private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
     private var finished = false
     private var pendingMember: ArchiveEntry?
 
-    /// True when a member at `path` is a component package's Payload.
-    static func isPayload(_ path: ArchivePath) -> Bool {
-        let parts = path.string.split(separator: "/")
-        return (parts.count == 1 && parts[0] == "Payload") || (parts.count == 2 && parts[0].hasSuffix(".pkg") && parts[1] == "Payload")
-    }
-
-    /// Top-level member names that only installer packages have.
-    static let installerMembers: Set<String> = ["Distribution", "Resources", "PackageInfo", "Bom", "Payload", "Scripts"]
-
-    /// True when the first member of a xar says it is an installer package rather than content
-    /// (whose first member is ContentInfo.plist or Contents). Deciding on the first member lets a
-    /// package be read in one pass: either xar reader parses the whole TOC before the first member.
-    static func startsInstallerPackage(_ first: ArchivePath) -> Bool {
-        let top = first.topLevel
-        return installerMembers.contains(top) || top.hasSuffix(".pkg")
-    }
-
     /// Reads on from `outer`, whose current member is `current`.
-    init(outer: PackageReader, current: ArchiveEntry) {
+    init(outer: any PackageReader, current: ArchiveEntry) {
         self.outer = outer
         self.pendingMember = current
     }
@@ -39,7 +24,7 @@ public final class FlatPackageReader: PackageReader {
         if finished { return nil }
         if inner == nil {
             while let member = try pendingMember.take() ?? outer.nextEntry() {
-                guard Self.isPayload(member.path) else { continue }
+                guard InstallerPackageLayout.isPayload(member.path) else { continue }
                 let source = ArchiveByteSource { [outer, buffer] in
                     let count = try outer.readData(into: buffer)
                     return count == 0 ? nil : UnsafeRawBufferPointer(rebasing: buffer[0..<count])

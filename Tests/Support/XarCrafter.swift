@@ -5,36 +5,37 @@ import Foundation
 /// Builds xar files by hand, for tests: a 28-byte header, a zlib TOC and a heap whose first
 /// 20 bytes are the sha1 of the compressed TOC. Lets tests write what no honest writer would:
 /// `..` names, duplicates, lying sizes, wrong checksums, devices, links.
-struct XarCrafter {
-    enum Encoding { case zlib, stored }
+public struct XarCrafter: Sendable {
+    /// How a file's data is stored in the heap.
+    public enum Encoding: Sendable { case zlib, stored }
 
     /// One TOC entry. `path` is split on `/` into nested `<file>` elements (missing folders are
     /// added), unless `rawName` is set, in which case the whole path is one `<name>`.
-    struct File {
-        var path: String
-        var type: String = "file"
-        var data: [UInt8] = []
-        var encoding: Encoding = .zlib
-        var mode: String = "0644"
-        var linkTarget: String?
+    public struct File: Sendable {
+        public var path: String
+        public var type: String = "file"
+        public var data: [UInt8] = []
+        public var encoding: Encoding = .zlib
+        public var mode: String = "0644"
+        public var linkTarget: String?
         /// `"original"` for a hard-link original, or the original's id for a link.
-        var hardlink: String?
+        public var hardlink: String?
         /// An explicit `<file id>`; otherwise ids follow creation order.
-        var id: Int?
+        public var id: Int?
         /// A `<size>` to write instead of the data's real size.
-        var declaredSize: Int?
+        public var declaredSize: Int?
         /// Leave `<size>` out.
-        var omitSize = false
+        public var omitSize = false
         /// Write a wrong `<extracted-checksum>`.
-        var corruptChecksum = false
+        public var corruptChecksum = false
         /// Write a wrong `<archived-checksum>`.
-        var corruptArchivedChecksum = false
+        public var corruptArchivedChecksum = false
         /// Store the (last) name base64-encoded.
-        var nameBase64 = false
+        public var nameBase64 = false
         /// Use `path` as a single `<name>`, slashes and all.
-        var rawName = false
+        public var rawName = false
 
-        init(path: String, type: String = "file", data: [UInt8] = [], encoding: Encoding = .zlib,
+        public init(path: String, type: String = "file", data: [UInt8] = [], encoding: Encoding = .zlib,
              mode: String? = nil, linkTarget: String? = nil, hardlink: String? = nil, id: Int? = nil,
              declaredSize: Int? = nil, omitSize: Bool = false, corruptChecksum: Bool = false,
              corruptArchivedChecksum: Bool = false, nameBase64: Bool = false, rawName: Bool = false) {
@@ -54,11 +55,11 @@ struct XarCrafter {
             self.rawName = rawName
         }
 
-        static func file(_ path: String, _ text: String, mode: String = "0644") -> File {
+        public static func file(_ path: String, _ text: String, mode: String = "0644") -> File {
             File(path: path, data: Array(text.utf8), mode: mode)
         }
-        static func dir(_ path: String) -> File { File(path: path, type: "directory") }
-        static func symlink(_ path: String, _ target: String) -> File { File(path: path, type: "symlink", linkTarget: target) }
+        public static func dir(_ path: String) -> File { File(path: path, type: "directory") }
+        public static func symlink(_ path: String, _ target: String) -> File { File(path: path, type: "symlink", linkTarget: target) }
     }
 
     private final class Node {
@@ -69,33 +70,22 @@ struct XarCrafter {
         init(name: String, file: File, id: Int) { self.name = name; self.file = file; self.id = id }
     }
 
-    var files: [File]
+    public var files: [File]
 
-    init(_ files: [File]) { self.files = files }
+    public init(_ files: [File]) { self.files = files }
 
     /// A regular ContentInfo.plist entry.
-    static func contentInfo(version: String = "1.0", id: String = "com.example.book") -> File {
+    public static func contentInfo(version: String = "1.0", id: String = "com.example.book") -> File {
         File(path: "ContentInfo.plist", data: plist(version: version, id: id))
     }
 
-    static func plist(version: String = "1.0", id: String = "com.example.book") -> [UInt8] {
-        Array("""
-        <?xml version="1.0" encoding="UTF-8"?>
-        <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">
-        <plist version="1.0">
-        <dict>
-        \t<key>ContentVersion</key>
-        \t<string>\(version)</string>
-        \t<key>IAPProductIdentifier</key>
-        \t<string>\(id)</string>
-        </dict>
-        </plist>
-
-        """.utf8)
+    /// An XML ContentInfo.plist's bytes.
+    public static func plist(version: String = "1.0", id: String = "com.example.book") -> [UInt8] {
+        Array(TestSupport.plist(id: id, version: version).utf8)
     }
 
     /// The xar bytes.
-    func build() -> [UInt8] {
+    public func build() -> [UInt8] {
         var nextID = 1
         var roots: [Node] = []
         func makeID(_ file: File) -> Int {
@@ -190,7 +180,7 @@ struct XarCrafter {
 
     /// Writes the xar to `path`, optionally cut short to `truncatedTo` bytes.
     @discardableResult
-    func write(to path: String, truncatedTo: Int? = nil) throws -> String {
+    public func write(to path: String, truncatedTo: Int? = nil) throws -> String {
         var bytes = build()
         if let truncatedTo { bytes = Array(bytes.prefix(truncatedTo)) }
         try Data(bytes).write(to: URL(fileURLWithPath: path))
@@ -198,7 +188,7 @@ struct XarCrafter {
     }
 
     /// zlib (RFC 1950) compression of `input`.
-    static func zlib(_ input: [UInt8]) -> [UInt8] {
+    public static func zlib(_ input: [UInt8]) -> [UInt8] {
         var destLength = compressBound(uLong(input.count))
         var out = [UInt8](repeating: 0, count: Int(destLength))
         let status = out.withUnsafeMutableBufferPointer { dest in
@@ -221,45 +211,3 @@ struct XarCrafter {
     }
 }
 
-/// A fresh temporary folder per test, removed when the value goes away.
-final class TempDir {
-    let path: String
-    init() {
-        path = NSTemporaryDirectory() + "pkgkit-tests-" + UUID().uuidString
-        try! FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-    }
-    deinit { try? FileManager.default.removeItem(atPath: path) }
-
-    /// `path/name`.
-    func at(_ name: String) -> String { path + "/" + name }
-
-    /// Writes `bytes` to `name` (parents created), with `mode`.
-    @discardableResult
-    func write(_ name: String, _ bytes: [UInt8], mode: Int = 0o644) -> String {
-        let full = at(name)
-        let parent = (full as NSString).deletingLastPathComponent
-        try! FileManager.default.createDirectory(atPath: parent, withIntermediateDirectories: true)
-        try! Data(bytes).write(to: URL(fileURLWithPath: full))
-        chmod(full, mode_t(mode))
-        return full
-    }
-
-    @discardableResult
-    func write(_ name: String, _ text: String, mode: Int = 0o644) -> String { write(name, Array(text.utf8), mode: mode) }
-
-    func mkdir(_ name: String) {
-        try! FileManager.default.createDirectory(atPath: at(name), withIntermediateDirectories: true)
-    }
-}
-
-/// Runs `/usr/bin/bsdtar` with `arguments`; returns its exit status.
-@discardableResult
-func bsdtar(_ arguments: [String]) throws -> Int32 {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: "/usr/bin/bsdtar")
-    process.arguments = arguments
-    process.standardError = FileHandle.nullDevice
-    try process.run()
-    process.waitUntilExit()
-    return process.terminationStatus
-}
