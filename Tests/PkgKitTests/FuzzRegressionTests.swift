@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+import TestSupport
 @testable import PkgKit
 
 /// Inputs kept from `make fuzz` (and one from libarchive's own writer), replayed through what
@@ -21,6 +22,16 @@ import Testing
         "xar-mangled.pkg": [.unreadableArchive],
         "zip-mangled-names.pkg": [.checksumMismatch, .duplicateEntry, .invalidContentInfo, .missingContents, .outsideContents, .unsafePath],
     ]
+
+    /// Every kept input through the fuzzer's own harness (`pkgfuzz` replays without libFuzzer),
+    /// install oracle included: nothing outside Documents/<id>/, no staging left, a true record.
+    @Test(.timeLimit(.minutes(2))) func harnessReplaysEveryKeptInput() throws {
+        let binary = CommandRunner.packageRoot.appendingPathComponent(".build/debug/pkgfuzz").path
+        let inputs = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).sorted().map { Self.folder.appendingPathComponent($0).path }
+        let result = try CommandRunner.run(binary, inputs)
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.split(separator: "\n").count == inputs.count)
+    }
 
     @Test func everyKeptInputHasAnEntry() throws {
         let files = Set(try FileManager.default.contentsOfDirectory(atPath: Self.folder.path))
