@@ -7,7 +7,7 @@ import TestSupport
 @Suite struct InstallerTests {
     /// The staging writer keeps at most ~256 folders open; a hard link made at the end needs the
     /// folders of its target and of itself open together, even when opening one evicts the rest.
-    @Test func hardLinkAfterManyFoldersIsInstalled() throws {
+    @Test(.libArchive) func hardLinkAfterManyFoldersIsInstalled() throws {
         let scratch = try Scratch()
         var files = [XarCrafter.contentInfo(),
                      XarCrafter.File(path: "Contents/d000/original.txt", data: Array("shared".utf8), hardlink: "original", id: 9000)]
@@ -193,5 +193,45 @@ import TestSupport
         #expect(report.status == .installed)
         #expect(s.text("Documents/com.example.book/1.0/a.txt") == "A")
         #expect(s.list("Documents/com.example.book") == [".lock", "1.0", "1.1", "ContentInfo.plist"])
+    }
+
+    /// `--force` of 1.0.0 over an installed 1.0: one folder, and the record names it.
+    @Test func forcedReinstallUnderAnotherSpellingKeepsRecordAndFolderInAgreement() throws {
+        let s = try Scratch()
+        let installer = Installer(documents: s.documents)
+        _ = try installer.install(try s.content("p1", id: "com.example.book", version: "1.0", files: ["a.txt": "A"]))
+        let other = try s.content("p2", id: "com.example.book", version: "1.0.0", files: ["a.txt": "B"])
+        let report = try installer.install(other, options: InstallOptions(force: true))
+        #expect(report.status == .installed)
+        #expect(s.list("Documents/com.example.book") == [".lock", "1.0.0", "ContentInfo.plist"])
+        #expect(try installer.currentVersion(productIdentifier: "com.example.book") == "1.0.0")
+        #expect(s.text("Documents/com.example.book/1.0.0/a.txt") == "B")
+        #expect(report.installedPath == s.documents + "/com.example.book/1.0.0")
+    }
+
+    /// A version installed but no longer current (after a downgrade) made current again by a
+    /// package that spells its version differently: renamed, and the record names it.
+    @Test func reinstatedVersionTakesThePackagesSpelling() throws {
+        let s = try Scratch()
+        let installer = Installer(documents: s.documents)
+        _ = try installer.install(try s.content("p1", id: "com.example.book", version: "2.0", files: ["a.txt": "A"]))
+        _ = try installer.install(try s.content("p2", id: "com.example.book", version: "1.0", files: ["a.txt": "old"]),
+                                  options: InstallOptions(allowDowngrade: true))
+        let report = try installer.install(try s.content("p3", id: "com.example.book", version: "2.0.0", files: ["a.txt": "A"]))
+        #expect(report.status == .installed)
+        #expect(s.list("Documents/com.example.book") == [".lock", "1.0", "2.0.0", "ContentInfo.plist"])
+        #expect(try installer.currentVersion(productIdentifier: "com.example.book") == "2.0.0")
+    }
+
+    /// A run killed after making `1.0.0` current but before removing the `1.0` it replaced leaves
+    /// two folders of one version; the next run removes the one the record does not name.
+    @Test func equalVersionLeftoverIsRemoved() throws {
+        let s = try Scratch()
+        let installer = Installer(documents: s.documents)
+        _ = try installer.install(try s.content("p1", id: "com.example.book", version: "1.0.0", files: ["a.txt": "new"]))
+        try FileManager.default.createDirectory(atPath: s.documents + "/com.example.book/1.0", withIntermediateDirectories: false)
+        try s.write("Documents/com.example.book/1.0/a.txt", "old")
+        _ = try installer.install(try s.content("p2", id: "com.example.book", version: "1.1", files: ["a.txt": "newer"]))
+        #expect(s.list("Documents/com.example.book") == [".lock", "1.0.0", "1.1", "ContentInfo.plist"])
     }
 }

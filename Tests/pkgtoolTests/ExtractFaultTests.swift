@@ -155,6 +155,35 @@ private func startExtract(_ arguments: [String], output: String? = nil) throws -
         for line in log { print("ExtractFault crash: " + line) }
     }
 
+    /// Ctrl-C (SIGINT) or SIGTERM while a version is being staged: extract removes its staging
+    /// folder before it exits (130 / 143), and the installed version stays current and intact.
+    @Test(.timeLimit(.minutes(3)), arguments: [SIGINT, SIGTERM])
+    func interruptedExtractRemovesItsStaging(_ signalNumber: Int32) throws {
+        let scratch = try Scratch()
+        let id = Self.id
+        let v1 = try scratch.package("v1", id: id, version: "1.0", files: ["a.txt": Data("one\n".utf8)], extraArguments: ["--compression", "none"])
+        var big: [String: Data] = [:]
+        for i in 0..<12 { big["media/m\(i).bin"] = randomData(8_000_000) }
+        let v2 = try scratch.package("v2", id: id, version: "2.0", files: big)
+        let documents = scratch.documents
+        let product = documents + "/" + id
+        #expect(try CommandRunner.pkgtool(["extract", v1.pkg, "--documents", documents]).status == 0)
+        let expected1 = snapshot(v1.contents)
+
+        let process = try startExtract([v2.pkg, "--documents", documents], output: scratch.path("out.txt"))
+        let deadline = now() + 60
+        while stagingLeftovers(product).isEmpty && process.isRunning && now() < deadline { usleep(2_000) }
+        try #require(process.isRunning, "the extract finished before it could be interrupted")
+        kill(process.processIdentifier, signalNumber)
+        process.waitUntilExit()
+        let output = (try? String(contentsOfFile: scratch.path("out.txt"), encoding: .utf8)) ?? ""
+        #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signalNumber, "\(output)")
+        #expect(stagingLeftovers(product) == [])
+        #expect(names(product) == [".lock", "1.0", "ContentInfo.plist"])
+        #expect(readRecord(product)?.version == "1.0")
+        #expect(differences(product + "/1.0", expected: expected1).isEmpty)
+    }
+
     /// 1.1 and 1.2 started at the same moment into one Documents folder. The lock serialises them:
     /// 1.2 always installs; 1.1 installs first or is refused as a downgrade (exit 1). The record
     /// names 1.2, every version folder is complete, no staging is left.

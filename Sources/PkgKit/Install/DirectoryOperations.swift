@@ -52,3 +52,8 @@ func removeTree(_ dir: Int32, name: String) throws {
 func randomSuffix() -> String {
     (0..<12).map { _ in String("0123456789abcdefghijklmnopqrstuvwxyz".randomElement()!) }.joined()
 }
+
+/// Opens a folder by path, for the calls that continue relative to it.
+func openDirectory(_ path: String) -> Int32 {
+    open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+}

@@ -18,6 +18,8 @@ public enum InstallStatus: String, Sendable, Codable {
 public struct InstallOptions: Sendable {
     /// `--product-id`: the IAPProductIdentifier the package must have.
     public var expectedProductIdentifier: String?
+    /// The ContentVersion the package must have (a sync checks it against its catalog entry).
+    public var expectedContentVersion: String?
     /// The size limits (`--max-size`).
     public var limits: PackageLimits
     /// `--keep N`: afterwards keep the current version plus the newest N − 1 others. nil keeps all.
@@ -28,15 +30,22 @@ public struct InstallOptions: Sendable {
     public var force: Bool
     /// Called as the package is read and written, with bytes of input done and its total.
     public var progress: (@Sendable (Int64, Int64) -> Void)?
+    /// Set to stop the install: the staging folder is removed and `OperationCancelled` thrown.
+    public var cancellation: Cancellation?
+    /// Where the expected identifier and version come from (a sync's catalog, or flags).
+    var expectationsFrom: RuleContext.ExpectationSource = .flags
 
-    public init(expectedProductIdentifier: String? = nil, limits: PackageLimits = PackageLimits(),
-                keep: Int? = nil, allowDowngrade: Bool = false, force: Bool = false,
-                progress: (@Sendable (Int64, Int64) -> Void)? = nil) {
+    /// Options with every flag off, unless given.
+    public init(expectedProductIdentifier: String? = nil, expectedContentVersion: String? = nil,
+                limits: PackageLimits = PackageLimits(), keep: Int? = nil, allowDowngrade: Bool = false, force: Bool = false,
+                progress: (@Sendable (Int64, Int64) -> Void)? = nil, cancellation: Cancellation? = nil) {
         self.expectedProductIdentifier = expectedProductIdentifier
+        self.expectedContentVersion = expectedContentVersion
         self.limits = limits
         self.keep = keep
         self.allowDowngrade = allowDowngrade
         self.force = force
         self.progress = progress
+        self.cancellation = cancellation
     }
 }

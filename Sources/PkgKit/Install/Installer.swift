@@ -1,10 +1,8 @@
-internal import CSyscalls
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import Crypto
 import Foundation
 
 /// Installs content packages into a Documents folder, the way a device does:
@@ -15,7 +13,7 @@ import Foundation
 /// `O_NOFOLLOW`/`O_EXCL`, so no write ever follows a link or leaves the product folder. A version
 /// is staged in `.staging-<random>/`, flushed, renamed into place, and only then is the record
 /// replaced (write, fsync, rename). Installs into one product folder are serialised by
-/// `flock` on `DIR/<id>/.lock`.
+/// `flock` on `DIR/<id>/.lock` (see `ProductFolder`).
 ///
 /// "Same files" is decided by hashing the installed folder (sha1 of each file, link targets)
 /// and comparing with the package's digests; no manifest is stored.
@@ -24,13 +22,11 @@ public struct Installer: Sendable {
     public var documents: String
 
     /// The record's file name inside a product folder.
-    public static let recordName = ContentInfo.fileName
+    public static let recordName = ProductFolder.recordName
     /// The lock file's name inside a product folder.
-    public static let lockName = ".lock"
-    static let stagingPrefix = ".staging-"
-    static let oldPrefix = ".old-"
-    static let replacingPrefix = ".replacing-"
+    public static let lockName = ProductFolder.lockName
 
+    /// An installer for `documents`.
     public init(documents: String) {
         self.documents = documents
     }
@@ -44,34 +40,28 @@ public struct Installer: Sendable {
 
     /// The version the product's record names, or nil when nothing is installed.
     public func currentVersion(productIdentifier: String) throws -> String? {
-        guard let product = try openProduct(productIdentifier, create: false)?.descriptor else { return nil }
-        defer { close(product) }
-        return readRecordVersion(product)
+        try ProductFolder.open(documents: documents, identifier: productIdentifier, create: false)?.recordVersion()
     }
 
     /// The installed version folders of a product, highest version first.
     public func listVersions(productIdentifier: String) throws -> [String] {
-        guard let product = try openProduct(productIdentifier, create: false)?.descriptor else { return [] }
-        defer { close(product) }
-        return try versionFolders(product, path: productPath(productIdentifier))
+        try ProductFolder.open(documents: documents, identifier: productIdentifier, create: false)?.versionFolders() ?? []
     }
 
     /// Removes version folders, keeping the current one plus the newest `keep − 1` others.
     /// Returns the names removed.
     public func prune(productIdentifier: String, keep: Int) throws -> [String] {
         precondition(keep >= 1, "keep must be at least 1")
-        guard let product = try openProduct(productIdentifier, create: false)?.descriptor else { return [] }
-        defer { close(product) }
-        let lock = try takeLock(product, path: productPath(productIdentifier))
-        defer { close(lock) }
-        return try prune(product, path: productPath(productIdentifier), current: readRecordVersion(product), keep: keep)
+        guard let product = try ProductFolder.open(documents: documents, identifier: productIdentifier, create: false) else { return [] }
+        return try product.prune(current: product.recordVersion(), keep: keep)
     }
 
     // MARK: - Install
 
     /// Validates the package at `packagePath` and installs it. An invalid package or a refused
     /// install returns a report with status `refused`, and leaves nothing behind.
-    /// Throws `ReadError` when the package cannot be read, `InstallError` on any write failure.
+    /// Throws `ReadError` when the package cannot be read, `InstallError` on any write failure,
+    /// `OperationCancelled` when `options.cancellation` is set before the version is in place.
     ///
     /// The package is read twice at most: a first look judges every rule that does not need file
     /// data (names, types, links, declared sizes, the plist), so that most invalid packages are
@@ -80,110 +70,138 @@ public struct Installer: Sendable {
     /// pass again before the staged version is renamed into place (or the staging folder removed).
     /// The first look reads no file data: on a xar it costs only the table of contents.
     public func install(_ packagePath: String, options: InstallOptions = InstallOptions()) throws -> InstallReport {
-        let context = RuleContext(purpose: .extract, limits: options.limits,
-                                  expectedProductIdentifier: options.expectedProductIdentifier)
+        try install(.file(packagePath), into: nil, options: options)
+    }
+
+    /// Installs from `source`. With `held`, the product folder is already open and locked (a sync
+    /// holds it from before the download); otherwise it is opened, created if need be, locked and
+    /// cleaned of leftovers here.
+    func install(_ source: PackageSource, into held: ProductFolder?, options: InstallOptions) throws -> InstallReport {
+        var context = RuleContext(purpose: .extract, limits: options.limits, expectedProductIdentifier: options.expectedProductIdentifier,
+                                  expectedContentVersion: options.expectedContentVersion)
+        context.expectationsFrom = options.expectationsFrom
         // The first look's facts are let go before the full pass builds its own.
         var (report, firstInfo) = try { () throws -> (InstallReport, ContentInfo?) in
-            let firstLook = try PackageCheck.run(packagePath, context: context, depth: .headers, digests: false)
+            let firstLook = try PackageCheck.run(source, context: context, depth: .headers, digests: false, cancellation: options.cancellation)
             return (InstallReport(firstLook), firstLook.isValid() ? firstLook.contentInfo : nil)
         }()
-        guard let info = firstInfo, let version = ContentVersion(info.contentVersion) else {
-            return report
+        guard let info = firstInfo, let version = ContentVersion(info.contentVersion) else { return report }
+        let product: ProductFolder
+        if let held {
+            guard held.identifier == info.productIdentifier else { return report }
+            product = held
+        } else {
+            guard let opened = try ProductFolder.open(documents: documents, identifier: info.productIdentifier, create: true,
+                                                      cancellation: options.cancellation) else {
+                throw InstallError.io(path: productPath(info.productIdentifier), "cannot create the product folder")
+            }
+            product = opened
+            try product.removeLeftovers()
         }
-        let id = info.productIdentifier
-        let productPath = productPath(id)
-        try ensureDocuments()
-        guard let (product, created) = try openProduct(id, create: true) else {
-            throw InstallError.io(path: productPath, "cannot create the product folder")
-        }
-        defer { close(product) }
-        let lock = try takeLock(product, path: productPath)
-        defer { close(lock) }
-        try removeLeftovers(product, path: productPath)
-
-        let currentText = readRecordVersion(product)
+        let currentText = product.recordVersion()
         report.previousVersion = currentText
         let current = currentText.flatMap(ContentVersion.init)
-        if let current, version < current, !options.allowDowngrade {
-            report.diagnostics.append(Diagnostic(.versionNotBumped, path: nil,
-                "\(info.contentVersion) is lower than the installed version \(current): this would be a downgrade; bump ContentVersion or pass --allow-downgrade"))
+        func refuse(_ diagnostic: Diagnostic) -> InstallReport {
+            report.diagnostics.append(diagnostic)
+            if held == nil { product.removeIfCreatedAndEmpty() }
             return report
         }
+        if let current, version < current, !options.allowDowngrade {
+            return refuse(Diagnostic(.versionNotBumped, path: nil,
+                "\(info.contentVersion) is lower than the installed version \(current): this would be a downgrade; bump ContentVersion or pass --allow-downgrade"))
+        }
 
-        let existing = try versionFolders(product, path: productPath).first { ContentVersion($0) == version }
-        let folderName = existing ?? info.contentVersion
-        let installedPath = productPath + "/" + folderName
+        let existing = try product.folder(for: version)
         if let existing {
             // The same version is on disk: compare contents, reading the package (not writing).
-            let full = try PackageCheck.run(packagePath, context: context)
+            let full = try PackageCheck.run(source, context: context, cancellation: options.cancellation)
             report = InstallReport(full, previousVersion: currentText)
             guard full.isValid(), let expected = Self.installedDigests(full.facts) else { return report }
-            if try digests(of: product, name: existing, path: installedPath) == expected {
-                report.installedPath = installedPath
-                if let current, current == version {
-                    report.status = .unchanged
-                } else {
-                    try writeRecord(full.facts.contentInfoData ?? Data(), into: product, path: productPath)
+            if try InstalledTree.scan(product, version: existing).digests == expected {
+                if current != version {
+                    // Installed but not current (after a downgrade): it becomes current under the
+                    // package's own name, so that the record (a copy of the package's) names it.
+                    let name = try adoptName(existing, as: info.contentVersion, in: product, current: currentText)
+                    try product.writeRecord(full.facts.contentInfoData ?? Data())
+                    report.installedPath = product.path(name)
                     report.status = .installed
+                } else {
+                    report.installedPath = product.path(existing)
+                    report.status = .unchanged
                 }
-                if let keep = options.keep {
-                    report.removedVersions = try prune(product, path: productPath, current: folderName, keep: keep)
-                }
-                return report
+                return try finish(report, product: product, options: options)
             }
             guard options.force else {
-                report.diagnostics.append(Diagnostic(.versionNotBumped, path: nil,
+                return refuse(Diagnostic(.versionNotBumped, path: nil,
                     "version \(existing) is already installed with different files: bump ContentVersion, or pass --force to replace it"))
-                return report
             }
         }
 
         // One full pass: verify and stage together, judge what was read, then rename into place.
-        let staging = Installer.stagingPrefix + randomSuffix()
+        let staging = ProductFolder.stagingPrefix + randomSuffix()
         let written: PackageCheck
         var background: BackgroundSink?
         do {
-            let writer = try StagingWriter(product: product, name: staging, productPath: productPath)
+            let writer = try StagingWriter(product: product.descriptor, name: staging, productPath: product.path)
             // Files are written on a second thread while this one reads and verifies.
             let sink = BackgroundSink(writer)
             background = sink
             // Digests are not needed here: the container's checksums are verified by reading.
-            written = try PackageCheck.run(packagePath, context: context, digests: false, sink: sink, progress: options.progress)
+            written = try PackageCheck.run(source, context: context, digests: false, sink: sink,
+                                           cancellation: options.cancellation, progress: options.progress)
             try sink.drain()
             try writer.finish()
         } catch {
             // The writing thread must have stopped before its folder is removed.
             try? background?.drain()
-            try? removeTree(product, name: staging)
+            try? product.remove(staging)
+            if held == nil { product.removeIfCreatedAndEmpty() }
             throw error
         }
         report = InstallReport(written, previousVersion: currentText)
         guard written.isValid(), written.contentInfo == info, let record = written.facts.contentInfoData else {
-            try? removeTree(product, name: staging)
+            try? product.remove(staging)
             if written.isValid() {
-                report.status = .refused
                 report.diagnostics.append(Diagnostic(.unreadableArchive, path: nil,
                     "the package changed while it was being installed: nothing was installed; run extract again"))
             }
-            if created { removeEmptyProduct(id) }
+            if held == nil { product.removeIfCreatedAndEmpty() }
             return report
         }
         do {
-            if existing != nil {
-                try replace(folderName, with: staging, in: product, path: productPath)
+            if let existing, existing == info.contentVersion {
+                try product.replace(existing, with: staging)
             } else {
-                try check(renameat(product, staging, product, folderName), installedPath)
+                // A new version, or `--force` over the same version under another name (`1.0.0`
+                // over `1.0`): the new folder takes the package's name, the record follows, and
+                // only then does the old folder go, so the record always names a folder that exists.
+                try product.rename(staging, to: info.contentVersion)
             }
-            fsync(product)
+            fsync(product.descriptor)
         } catch {
-            try? removeTree(product, name: staging)
+            try? product.remove(staging)
             throw error
         }
-        try writeRecord(record, into: product, path: productPath)
+        try product.writeRecord(record)
+        if let existing, existing != info.contentVersion { try product.retire(existing) }
         report.status = .installed
-        report.installedPath = installedPath
+        report.installedPath = product.path(info.contentVersion)
+        return try finish(report, product: product, options: options)
+    }
+
+    /// Gives an installed, not current, version folder the package's spelling of its version, so
+    /// that the record about to be written names it; returns the folder's name.
+    private func adoptName(_ folder: String, as name: String, in product: ProductFolder, current: String?) throws -> String {
+        guard folder != name, folder != current else { return folder }
+        try product.rename(folder, to: name)
+        return name
+    }
+
+    /// `--keep` after an install that leaves a current version.
+    private func finish(_ report: InstallReport, product: ProductFolder, options: InstallOptions) throws -> InstallReport {
+        var report = report
         if let keep = options.keep {
-            report.removedVersions = try prune(product, path: productPath, current: folderName, keep: keep)
+            report.removedVersions = try product.prune(current: product.recordVersion(), keep: keep)
         }
         return report
     }
@@ -198,183 +216,5 @@ public struct Installer: Sendable {
             }
         }
         return expected
-    }
-
-    /// Removes a product folder this run created for a package that turned out invalid, when it
-    /// holds nothing but the lock: an invalid package leaves nothing behind.
-    private func removeEmptyProduct(_ id: String) {
-        let folder = productPath(id)
-        guard let names = try? FileManager.default.contentsOfDirectory(atPath: folder), names == [Installer.lockName] else { return }
-        unlink(folder + "/" + Installer.lockName)
-        rmdir(folder)
-    }
-
-    /// Puts the staged folder in the place of an installed version. On Linux the two swap in one
-    /// atomic step (`renameat2(RENAME_EXCHANGE)`), so the version folder never goes missing;
-    /// elsewhere two renames, and a run killed between them is repaired by the next one.
-    func replace(_ folderName: String, with staging: String, in product: Int32, path productPath: String) throws {
-        #if os(Linux)
-        if CSyscalls_exchange(product, staging, product, folderName) == 0 {
-            try? removeTree(product, name: staging)
-            return
-        }
-        guard errno == EINVAL || errno == ENOSYS else {
-            throw InstallError.io(path: productPath + "/" + folderName, errnoText())
-        }
-        #endif
-        let old = Installer.replacingPrefix + randomSuffix()
-        try check(renameat(product, folderName, product, old), productPath + "/" + folderName)
-        if renameat(product, staging, product, folderName) != 0 {
-            let message = errnoText()
-            renameat(product, old, product, folderName)
-            throw InstallError.io(path: productPath + "/" + folderName, message)
-        }
-        try? removeTree(product, name: old)
-    }
-
-    // MARK: - Folders and records
-
-    func ensureDocuments() throws {
-        var info = stat()
-        if stat(documents, &info) == 0 {
-            guard info.st_mode & S_IFMT == S_IFDIR else {
-                throw InstallError.io(path: documents, "not a folder")
-            }
-            return
-        }
-        guard mkdir(documents, 0o755) == 0 || errno == EEXIST else {
-            throw InstallError.io(path: documents, "cannot create the Documents folder: \(errnoText())")
-        }
-    }
-
-    /// Opens `DIR/<id>` without following a link; creates it when asked (and says whether it
-    /// did). nil when absent.
-    func openProduct(_ id: String, create: Bool) throws -> (descriptor: Int32, created: Bool)? {
-        guard ProductIdentifier.problem(with: id) == nil else {
-            throw InstallError.unsafeDestination(path: productPath(id), "not a valid IAPProductIdentifier")
-        }
-        let docs = open(documents, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
-        guard docs >= 0 else {
-            if errno == ENOENT && !create { return nil }
-            throw InstallError.io(path: documents, errnoText())
-        }
-        defer { close(docs) }
-        var created = false
-        if create {
-            if mkdirat(docs, id, 0o755) == 0 {
-                created = true
-            } else if errno != EEXIST {
-                throw InstallError.io(path: productPath(id), "cannot create the product folder: \(errnoText())")
-            }
-        }
-        let fd = openat(docs, id, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        if fd < 0 {
-            let code = errno
-            if code == ENOENT && !create { return nil }
-            var info = stat()
-            if fstatat(docs, id, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFLNK {
-                throw InstallError.unsafeDestination(path: productPath(id), "is a symbolic link: refusing to install through it")
-            }
-            throw InstallError.io(path: productPath(id), String(cString: strerror(code)))
-        }
-        return (fd, created)
-    }
-
-    func takeLock(_ product: Int32, path: String) throws -> Int32 {
-        let fd = openat(product, Installer.lockName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw InstallError.io(path: path + "/" + Installer.lockName, "cannot open the lock file: \(errnoText())") }
-        while flock(fd, LOCK_EX) != 0 {
-            if errno == EINTR { continue }
-            let message = errnoText()
-            close(fd)
-            throw InstallError.io(path: path + "/" + Installer.lockName, "cannot lock: \(message)")
-        }
-        return fd
-    }
-
-    /// The ContentVersion named by the record, or nil.
-    func readRecordVersion(_ product: Int32) -> String? {
-        let fd = openat(product, Installer.recordName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard fd >= 0 else { return nil }
-        defer { close(fd) }
-        var data = Data()
-        var buffer = [UInt8](repeating: 0, count: 65536)
-        while data.count <= PackageLimits.maxContentInfoBytes {
-            let count = read(fd, &buffer, buffer.count)
-            if count <= 0 { break }
-            data.append(contentsOf: buffer[0..<count])
-        }
-        return ParsedContentInfo(data: data).contentVersion
-    }
-
-    /// Replaces the record: temporary file, fsync, rename, fsync of the product folder.
-    func writeRecord(_ data: Data, into product: Int32, path: String) throws {
-        let temporary = ".\(Installer.recordName).tmp-" + randomSuffix()
-        let recordPath = path + "/" + Installer.recordName
-        let fd = openat(product, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw InstallError.io(path: recordPath, "cannot write the record: \(errnoText())") }
-        do {
-            fchmod(fd, 0o644)
-            try data.withUnsafeBytes { try writeAll(fd, $0, path: recordPath) }
-            try check(fsync(fd), recordPath)
-            close(fd)
-            try check(renameat(product, temporary, product, Installer.recordName), recordPath)
-        } catch {
-            close(fd)
-            unlinkat(product, temporary, 0)
-            throw error
-        }
-        fsync(product)
-    }
-
-    /// Names of the version folders (real folders whose name is a ContentVersion), highest first.
-    func versionFolders(_ product: Int32, path: String) throws -> [String] {
-        var result: [(ContentVersion, String)] = []
-        for name in try listNames(product, path: path) {
-            guard let version = ContentVersion(name) else { continue }
-            var info = stat()
-            guard fstatat(product, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
-            if info.st_mode & S_IFMT == S_IFLNK {
-                throw InstallError.unsafeDestination(path: path + "/" + name, "is a symbolic link: refusing to use it")
-            }
-            if info.st_mode & S_IFMT == S_IFDIR { result.append((version, name)) }
-        }
-        return result.sorted { $0.0 > $1.0 || ($0.0 == $1.0 && $0.1 > $1.1) }.map(\.1)
-    }
-
-    func removeLeftovers(_ product: Int32, path: String) throws {
-        // A --force replacement killed between its two renames left the current version's folder
-        // under `.replacing-*`: put it back before anything else.
-        if let current = readRecordVersion(product) {
-            var info = stat()
-            if fstatat(product, current, &info, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT,
-               let moved = try listNames(product, path: path).first(where: { $0.hasPrefix(Installer.replacingPrefix) }) {
-                try check(renameat(product, moved, product, current), path + "/" + current)
-            }
-        }
-        for name in try listNames(product, path: path)
-        where name.hasPrefix(Installer.stagingPrefix) || name.hasPrefix(Installer.oldPrefix)
-            || name.hasPrefix(Installer.replacingPrefix)
-            || name.hasPrefix(".\(Installer.recordName).tmp-") {
-            try removeTree(product, name: name)
-        }
-    }
-
-    func prune(_ product: Int32, path: String, current: String?, keep: Int) throws -> [String] {
-        let currentVersion = current.flatMap(ContentVersion.init)
-        let others = try versionFolders(product, path: path).filter { name in
-            guard let currentVersion else { return true }
-            return ContentVersion(name) != currentVersion
-        }
-        let keepOthers = currentVersion == nil ? keep : keep - 1
-        let doomed = Array(others.dropFirst(max(keepOthers, 0)))
-        for name in doomed {
-            // Rename away first so a half-removed folder never looks like a version.
-            let old = Installer.oldPrefix + randomSuffix()
-            try check(renameat(product, name, product, old), path + "/" + name)
-            try removeTree(product, name: old)
-        }
-        if !doomed.isEmpty { fsync(product) }
-        return doomed
     }
 }

@@ -13,6 +13,9 @@ import Darwin
 final class StagingWriter: EntrySink {
     private let tree: StagingTree
     private let path: String
+    /// The product folder, where reused files are found.
+    private let product: Int32
+    private let productPath: String
     private var file: Int32 = -1
     private var filePath = ""
     private var hardlinks: [(link: [String], target: [String])] = []
@@ -20,6 +23,8 @@ final class StagingWriter: EntrySink {
     /// Creates the staging folder `name` inside the product folder.
     init(product: Int32, name: String, productPath: String) throws {
         path = productPath + "/" + name
+        self.product = product
+        self.productPath = productPath
         try check(mkdirat(product, name, 0o755), path)
         let root = openat(product, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard root >= 0 else { throw InstallError.io(path: path, errnoText()) }
@@ -43,6 +48,10 @@ final class StagingWriter: EntrySink {
         switch entry.kind {
         case .directory:
             _ = try tree.directory(parts)
+        case .file where entry.reused != nil:
+            let parent = try tree.directory(Array(parts.dropLast()))
+            try ReusedFileLinker(product: product, productPath: productPath).place(entry.reused!, in: parent, name: parts.last!,
+                                                                                 shownAs: path + "/" + relative)
         case .file:
             let parent = try tree.directory(Array(parts.dropLast()))
             filePath = path + "/" + relative

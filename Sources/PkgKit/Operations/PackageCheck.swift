@@ -8,20 +8,30 @@ public struct PackageCheck: Sendable {
     /// Every finding.
     public var diagnostics: [Diagnostic]
 
-    /// Scans `path` and judges it. Throws only when the input cannot be read at all (exit 2).
+    /// Scans `path` and judges it. Throws only when the input cannot be read at all (exit 2), or
+    /// `OperationCancelled` when `cancellation` is set while reading.
     /// `digests: false` skips computing each file's sha1 when nothing will compare contents.
-    /// `depth: .head` judges everything but the data's integrity (a quick first look); with a
+    /// `depth: .headers` judges everything but the data's integrity (a quick first look); with a
     /// `sink`, every byte read is also handed to it.
     public static func run(_ path: String, context: RuleContext, depth: PackageScanner.Depth = .full, digests: Bool = true,
-                           sink: EntrySink? = nil, progress: ((Int64, Int64) -> Void)? = nil) throws -> PackageCheck {
+                           sink: (any EntrySink)? = nil, cancellation: Cancellation? = nil,
+                           progress: ((Int64, Int64) -> Void)? = nil) throws -> PackageCheck {
+        try run(.file(path), context: context, depth: depth, digests: digests, sink: sink, cancellation: cancellation, progress: progress)
+    }
+
+    /// `run` over any source.
+    static func run(_ source: PackageSource, context: RuleContext, depth: PackageScanner.Depth = .full, digests: Bool = true,
+                    sink: (any EntrySink)? = nil, cancellation: Cancellation? = nil,
+                    progress: ((Int64, Int64) -> Void)? = nil) throws -> PackageCheck {
         // The reader (and the TOC it may hold) is let go before the rules build their tables.
         let facts = try { () throws -> PackageFacts in
-            var opened = try PackageOpener.open(path, limits: context.limits)
-            let scanner = PackageScanner(limits: context.limits, depth: depth, digests: digests, progress: progress)
+            var opened = try source.open(context.limits)
+            var scanner = PackageScanner(limits: context.limits, depth: depth, digests: digests, progress: progress)
+            scanner.cancellation = cancellation
             try scanner.scan(opened.reader, into: &opened.facts, sink: sink)
             return opened.facts
         }()
-        return PackageCheck(path: path, facts: facts, diagnostics: Rules.check(facts, context))
+        return PackageCheck(path: source.path, facts: facts, diagnostics: Rules.check(facts, context))
     }
 
     /// True when no finding is an error (or, when `strict`, no finding at all).

@@ -8,8 +8,11 @@ public struct ContentVersionRule: Rule {
             findings.append(Diagnostic(.invalidContentVersion, path: ContentInfo.fileName, "ContentVersion \(PathDisplay.printable(problem))"))
         }
         if let expected = context.expectedContentVersion, expected != version {
-            findings.append(Diagnostic(.contentVersionMismatch, path: ContentInfo.fileName,
-                "--content-version \(PathDisplay.printable(expected)) differs from ContentInfo.plist's ContentVersion \(PathDisplay.printable(version)): make them agree"))
+            let message = switch context.expectationsFrom {
+            case .flags: "--content-version \(PathDisplay.printable(expected)) differs from ContentInfo.plist's ContentVersion \(PathDisplay.printable(version)): make them agree"
+            case .catalog: "ContentVersion \(PathDisplay.printable(version)) differs from the catalog's \(PathDisplay.printable(expected)): the server holds the wrong package; publish it again"
+            }
+            findings.append(Diagnostic(.contentVersionMismatch, path: ContentInfo.fileName, message))
         }
         return findings
     }

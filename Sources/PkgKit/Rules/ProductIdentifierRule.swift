@@ -10,8 +10,11 @@ public struct ProductIdentifierRule: Rule {
         }
         let shown = PathDisplay.printable(identifier)
         if let expected = context.expectedProductIdentifier, expected != identifier {
-            findings.append(Diagnostic(.productIdentifierMismatch, path: ContentInfo.fileName,
-                "IAPProductIdentifier \(shown) differs from --product-id \(PathDisplay.printable(expected)): make them agree"))
+            let message = switch context.expectationsFrom {
+            case .flags: "IAPProductIdentifier \(shown) differs from --product-id \(PathDisplay.printable(expected)): make them agree"
+            case .catalog: "IAPProductIdentifier \(shown) differs from the catalog's \(PathDisplay.printable(expected)): the server holds the wrong package; publish it again"
+            }
+            findings.append(Diagnostic(.productIdentifierMismatch, path: ContentInfo.fileName, message))
         }
         if let previous = context.previous?.productIdentifier, previous != identifier {
             findings.append(Diagnostic(.productIdentifierMismatch, path: ContentInfo.fileName,

@@ -9,6 +9,14 @@ public struct RuleContext: Sendable {
     /// Which command is asking: a few rules differ between building and checking.
     public enum Purpose: Sendable { case create, validate, extract }
 
+    /// Where the expected identifier and version come from, for the wording of a mismatch.
+    public enum ExpectationSource: Sendable {
+        /// `--product-id` and `--content-version`.
+        case flags
+        /// A sync's catalog entry.
+        case catalog
+    }
+
     /// Which command is asking.
     public var purpose: Purpose
     /// The bounds in force.
@@ -19,7 +27,10 @@ public struct RuleContext: Sendable {
     public var expectedContentVersion: String?
     /// The package this one updates, when given.
     public var previous: PreviousPackage?
+    /// Where `expectedProductIdentifier` and `expectedContentVersion` come from.
+    public var expectationsFrom: ExpectationSource = .flags
 
+    /// A context for `purpose`; everything else is optional.
     public init(purpose: Purpose, limits: PackageLimits = PackageLimits(), expectedProductIdentifier: String? = nil,
                 expectedContentVersion: String? = nil, previous: PreviousPackage? = nil) {
         self.purpose = purpose

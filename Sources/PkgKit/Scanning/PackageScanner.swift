@@ -27,6 +27,8 @@ public struct PackageScanner {
     public var digests: Bool
     /// Called as reading advances with the input bytes read and the input's total size.
     public var progress: ((Int64, Int64) -> Void)?
+    /// Checked between entries and between chunks: once set, scanning throws `OperationCancelled`.
+    public var cancellation: Cancellation?
 
     static let bufferSize = 1 << 20
 
@@ -54,6 +56,7 @@ public struct PackageScanner {
         }
         do {
             while let entry = try reader.nextEntry() {
+                try cancellation?.check()
                 if entry.path.isRoot && entry.kind == .directory { continue }
                 guard facts.entries.count < limits.maxEntries else {
                     facts.readFailures.append(Diagnostic(.unreadableArchive, path: nil,
@@ -63,7 +66,20 @@ public struct PackageScanner {
                 var fact = EntryFacts(path: entry.path, pathProblem: PathSafety.problem(with: entry.path.bytes), kind: entry.kind, mode: entry.mode & 0o7777,
                                       size: 0, linkTarget: entry.linkTarget, hardlinkTarget: entry.hardlinkTarget)
                 try sink?.begin(entry)
-                if entry.kind == .file {
+                if entry.kind == .file, let reused = entry.reused {
+                    // Its bytes are an installed file's, hashed against the package's checksum
+                    // when the update was planned; the sink links or copies that file.
+                    fact.size = reused.size
+                    fact.sha1 = reused.sha1
+                    fact.executable = reused.executable
+                    totalRead += reused.size
+                    try sink?.end()
+                    facts.entries.append(fact)
+                    if totalRead > limits.maxSize {
+                        facts.stoppedAtSizeLimit = true
+                        return
+                    }
+                } else if entry.kind == .file {
                     if let declared = entry.declaredSize, declared > limits.maxSize {
                         fact.size = declared
                         facts.entries.append(fact)
@@ -153,6 +169,7 @@ public struct PackageScanner {
             }
             hasher?.update(bufferPointer: chunk)
             try sink?.write(chunk)
+            try cancellation?.check()
             if let progress {
                 let position = reader.progress
                 progress(position.done, position.total)

@@ -42,9 +42,10 @@ extension Pkgtool {
         func run() throws {
             let installer = Installer(documents: documents)
             let bar = ProgressBar(enabled: !outputOptions.json && !outputOptions.quiet)
+            Interruption.install()
             let options = InstallOptions(expectedProductIdentifier: productIdentifier, limits: limit.limits, keep: keep,
                                          allowDowngrade: allowDowngrade, force: force,
-                                         progress: { bar.update($0, of: $1) })
+                                         progress: { bar.update($0, of: $1) }, cancellation: Interruption.cancellation)
             let report: InstallReport
             do {
                 defer { bar.finish() }
@@ -53,6 +54,9 @@ extension Pkgtool {
                 throw Console.fail(describe(error))
             } catch let error as InstallError {
                 throw Console.fail(error.description)
+            } catch is OperationCancelled {
+                Console.err("extract: interrupted; nothing was installed")
+                throw Interruption.exitCode
             }
             if outputOptions.json {
                 Console.json(report)

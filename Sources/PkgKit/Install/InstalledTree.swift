@@ -1,0 +1,116 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Crypto
+
+/// What an installed version folder holds, read from the folder itself (no manifest is kept), never
+/// following a link: the basis of "same files" for extract and of the reuse plan of a delta update.
+struct InstalledTree {
+    /// Who a file is on disk, to check that a file hashed earlier is still the same one.
+    struct Identity: Equatable, Sendable {
+        var device: UInt64
+        var inode: UInt64
+        var mode: UInt32
+        var size: Int64
+        var modified: Int64
+        var changed: Int64
+
+        init(_ info: stat) {
+            device = UInt64(info.st_dev)
+            inode = UInt64(info.st_ino)
+            mode = UInt32(info.st_mode)
+            size = Int64(info.st_size)
+            #if canImport(Darwin)
+            modified = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
+            changed = Int64(info.st_ctimespec.tv_sec) * 1_000_000_000 + Int64(info.st_ctimespec.tv_nsec)
+            #else
+            modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
+            changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
+            #endif
+        }
+    }
+
+    /// A regular file, hashed.
+    struct File: Sendable {
+        /// Its path below the version folder.
+        var relativePath: String
+        var identity: Identity
+        /// Lowercase hex sha1 of its bytes.
+        var sha1: String
+        /// Machine code or script found in its first bytes.
+        var executable: ExecutableFormat?
+    }
+
+    /// Regular files that were hashed.
+    var files: [File] = []
+    /// sha1 of each file and `link:` + target of each link, by path below the version folder
+    /// (`special` for anything else): what `PayloadDigests` gives for a package.
+    var digests: [String: String] = [:]
+
+    /// Reads the version folder `name` of `product`. Only files for which `hashing` returns true
+    /// (given their size) are read and hashed; the others appear in neither list.
+    static func scan(_ product: ProductFolder, version name: String, hashing: (Int64) -> Bool = { _ in true }) throws -> InstalledTree {
+        let fd = openat(product.descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { throw InstallError.io(path: product.path(name), errnoText()) }
+        defer { close(fd) }
+        var tree = InstalledTree()
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        try tree.collect(fd, prefix: "", path: product.path(name), hashing: hashing, buffer: buffer)
+        return tree
+    }
+
+    private mutating func collect(_ dir: Int32, prefix: String, path: String, hashing: (Int64) -> Bool,
+                                  buffer: UnsafeMutableRawBufferPointer) throws {
+        for name in try listNames(dir, path: path) {
+            let relative = prefix + name
+            var info = stat()
+            guard fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { throw InstallError.io(path: path + "/" + name, errnoText()) }
+            switch info.st_mode & S_IFMT {
+            case S_IFDIR:
+                let child = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                guard child >= 0 else { throw InstallError.io(path: path + "/" + name, errnoText()) }
+                defer { close(child) }
+                try collect(child, prefix: relative + "/", path: path + "/" + name, hashing: hashing, buffer: buffer)
+            case S_IFLNK:
+                var target = [UInt8](repeating: 0, count: 4097)
+                let count = readlinkat(dir, name, &target, target.count - 1)
+                guard count >= 0 else { throw InstallError.io(path: path + "/" + name, errnoText()) }
+                digests[relative] = "link:" + String(decoding: target[0..<count], as: UTF8.self)
+            case S_IFREG:
+                guard hashing(Int64(info.st_size)) else { continue }
+                let file = try Self.hash(dir, name, path: path + "/" + name, buffer: buffer)
+                files.append(File(relativePath: relative, identity: file.identity, sha1: file.sha1, executable: file.executable))
+                digests[relative] = file.sha1
+            default:
+                digests[relative] = "special"
+            }
+        }
+    }
+
+    /// Reads a file once: its sha1, what its first bytes are, and who it was while it was read.
+    static func hash(_ dir: Int32, _ name: String, path: String,
+                     buffer: UnsafeMutableRawBufferPointer) throws -> (sha1: String, executable: ExecutableFormat?, identity: Identity) {
+        let file = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard file >= 0 else { throw InstallError.io(path: path, errnoText()) }
+        defer { close(file) }
+        var sha1 = Insecure.SHA1()
+        var head: [UInt8] = []
+        while true {
+            let count = read(file, buffer.baseAddress, buffer.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw InstallError.io(path: path, errnoText())
+            }
+            if count == 0 { break }
+            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            if head.count < ExecutableFormat.headBytes { head += chunk.prefix(ExecutableFormat.headBytes - head.count) }
+            sha1.update(bufferPointer: chunk)
+        }
+        var info = stat()
+        guard fstat(file, &info) == 0 else { throw InstallError.io(path: path, errnoText()) }
+        return (sha1.finalize().hexString, ExecutableFormat.detect(head), Identity(info))
+    }
+}

@@ -1,0 +1,263 @@
+internal import CSyscalls
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Foundation
+
+/// One product's folder, `DIR/<IAPProductIdentifier>/`, opened without following links and
+/// locked (`flock` on `.lock`) for as long as this value lives: everything an install, a sync or a
+/// prune does to a product happens through it, serialised with every other process.
+///
+/// It holds the version folders, the record (`ContentInfo.plist`, naming the current one) and the
+/// work in progress (`.staging-*`, `.download-*`), and repairs what an interrupted run left.
+final class ProductFolder {
+    /// The product identifier, which is the folder's name.
+    let identifier: String
+    /// `DIR/<id>`, for messages.
+    let path: String
+    /// The open folder.
+    let descriptor: Int32
+    /// True when this value created the folder (an install that turns out refused removes it again).
+    let created: Bool
+    private let lock: Int32
+
+    static let recordName = ContentInfo.fileName
+    static let lockName = ".lock"
+    static let stagingPrefix = ".staging-"
+    static let oldPrefix = ".old-"
+    static let replacingPrefix = ".replacing-"
+    static let recordTemporaryPrefix = ".\(ContentInfo.fileName).tmp-"
+
+    /// Opens (and, when `create`, makes) `documents/<id>` and takes its lock, waiting for another
+    /// process that holds it; nil when the folder is absent and `create` is false.
+    static func open(documents: String, identifier: String, create: Bool, cancellation: Cancellation? = nil) throws -> ProductFolder? {
+        let path = documents + "/" + identifier
+        guard ProductIdentifier.problem(with: identifier) == nil else {
+            throw InstallError.unsafeDestination(path: path, "not a valid IAPProductIdentifier")
+        }
+        if create { try ensureFolder(documents) }
+        let docs = openDirectory(documents)
+        guard docs >= 0 else {
+            if errno == ENOENT && !create { return nil }
+            throw InstallError.io(path: documents, errnoText())
+        }
+        defer { close(docs) }
+        var created = false
+        if create {
+            if mkdirat(docs, identifier, 0o755) == 0 {
+                created = true
+            } else if errno != EEXIST {
+                throw InstallError.io(path: path, "cannot create the product folder: \(errnoText())")
+            }
+        }
+        let fd = openat(docs, identifier, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        if fd < 0 {
+            let code = errno
+            if code == ENOENT && !create { return nil }
+            var info = stat()
+            if fstatat(docs, identifier, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFLNK {
+                throw InstallError.unsafeDestination(path: path, "is a symbolic link: refusing to install through it")
+            }
+            throw InstallError.io(path: path, String(cString: strerror(code)))
+        }
+        do {
+            let lock = try takeLock(fd, path: path, cancellation: cancellation)
+            return ProductFolder(identifier: identifier, path: path, descriptor: fd, created: created, lock: lock)
+        } catch {
+            close(fd)
+            throw error
+        }
+    }
+
+    private init(identifier: String, path: String, descriptor: Int32, created: Bool, lock: Int32) {
+        self.identifier = identifier
+        self.path = path
+        self.descriptor = descriptor
+        self.created = created
+        self.lock = lock
+    }
+
+    deinit {
+        close(lock)
+        close(descriptor)
+    }
+
+    /// Creates the Documents folder if missing (one level, never its parents).
+    static func ensureFolder(_ documents: String) throws {
+        var info = stat()
+        if stat(documents, &info) == 0 {
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw InstallError.io(path: documents, "not a folder") }
+            return
+        }
+        guard mkdir(documents, 0o755) == 0 || errno == EEXIST else {
+            throw InstallError.io(path: documents, "cannot create the Documents folder: \(errnoText())")
+        }
+    }
+
+    /// Waits for the product's lock without blocking signals: a set `cancellation` ends the wait.
+    private static func takeLock(_ product: Int32, path: String, cancellation: Cancellation?) throws -> Int32 {
+        let fd = openat(product, lockName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw InstallError.io(path: path + "/" + lockName, "cannot open the lock file: \(errnoText())") }
+        while flock(fd, LOCK_EX | LOCK_NB) != 0 {
+            guard errno == EWOULDBLOCK || errno == EINTR else {
+                let message = errnoText()
+                close(fd)
+                throw InstallError.io(path: path + "/" + lockName, "cannot lock: \(message)")
+            }
+            if cancellation?.isCancelled == true {
+                close(fd)
+                throw OperationCancelled()
+            }
+            usleep(20_000)
+        }
+        return fd
+    }
+
+    /// `path/name`.
+    func path(_ name: String) -> String { path + "/" + name }
+
+    // MARK: - The record
+
+    /// The ContentVersion the record names, or nil.
+    func recordVersion() -> String? {
+        let fd = openat(descriptor, Self.recordName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard fd >= 0 else { return nil }
+        defer { close(fd) }
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 65536)
+        while data.count <= PackageLimits.maxContentInfoBytes {
+            let count = read(fd, &buffer, buffer.count)
+            if count <= 0 { break }
+            data.append(contentsOf: buffer[0..<count])
+        }
+        return ParsedContentInfo(data: data).contentVersion
+    }
+
+    /// Replaces the record: temporary file, fsync, rename, fsync of the product folder.
+    func writeRecord(_ data: Data) throws {
+        let temporary = Self.recordTemporaryPrefix + randomSuffix()
+        let recordPath = path(Self.recordName)
+        let fd = openat(descriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw InstallError.io(path: recordPath, "cannot write the record: \(errnoText())") }
+        do {
+            fchmod(fd, 0o644)
+            try data.withUnsafeBytes { try writeAll(fd, $0, path: recordPath) }
+            try check(fsync(fd), recordPath)
+            close(fd)
+            try check(renameat(descriptor, temporary, descriptor, Self.recordName), recordPath)
+        } catch {
+            close(fd)
+            unlinkat(descriptor, temporary, 0)
+            throw error
+        }
+        fsync(descriptor)
+    }
+
+    // MARK: - Version folders
+
+    /// Names of the version folders (real folders whose name is a ContentVersion), highest first.
+    func versionFolders() throws -> [String] {
+        var result: [(ContentVersion, String)] = []
+        for name in try listNames(descriptor, path: path) {
+            guard let version = ContentVersion(name) else { continue }
+            var info = stat()
+            guard fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { continue }
+            if info.st_mode & S_IFMT == S_IFLNK {
+                throw InstallError.unsafeDestination(path: path(name), "is a symbolic link: refusing to use it")
+            }
+            if info.st_mode & S_IFMT == S_IFDIR { result.append((version, name)) }
+        }
+        return result.sorted { $0.0 > $1.0 || ($0.0 == $1.0 && $0.1 > $1.1) }.map(\.1)
+    }
+
+    /// The folder holding `version` (compared numerically: `1.0` holds `1.0.0`), if any.
+    func folder(for version: ContentVersion) throws -> String? {
+        try versionFolders().first { ContentVersion($0) == version }
+    }
+
+    /// Renames `name` to `newName` in this folder.
+    func rename(_ name: String, to newName: String) throws {
+        try check(renameat(descriptor, name, descriptor, newName), path(newName))
+    }
+
+    /// Removes `name` and everything below it, never following a link.
+    func remove(_ name: String) throws {
+        try removeTree(descriptor, name: name)
+    }
+
+    /// Puts the staged folder in the place of an installed version. On Linux the two swap in one
+    /// atomic step (`renameat2(RENAME_EXCHANGE)`), so the version folder never goes missing;
+    /// elsewhere two renames, and a run killed between them is repaired by the next one.
+    func replace(_ folderName: String, with staging: String) throws {
+        #if os(Linux)
+        if CSyscalls_exchange(descriptor, staging, descriptor, folderName) == 0 {
+            try? remove(staging)
+            return
+        }
+        guard errno == EINVAL || errno == ENOSYS else { throw InstallError.io(path: path(folderName), errnoText()) }
+        #endif
+        let old = Self.replacingPrefix + randomSuffix()
+        try rename(folderName, to: old)
+        if renameat(descriptor, staging, descriptor, folderName) != 0 {
+            let message = errnoText()
+            renameat(descriptor, old, descriptor, folderName)
+            throw InstallError.io(path: path(folderName), message)
+        }
+        try? remove(old)
+    }
+
+    /// Repairs and removes what an interrupted run left: a version moved aside by a `--force`
+    /// replacement is put back, staging folders and temporary records go, and a version folder
+    /// that equals the current one in number but not in name (left by a run killed between
+    /// making `1.0.0` current and removing the `1.0` it replaced) is removed.
+    func removeLeftovers() throws {
+        if let current = recordVersion() {
+            var info = stat()
+            if fstatat(descriptor, current, &info, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT,
+               let moved = try listNames(descriptor, path: path).first(where: { $0.hasPrefix(Self.replacingPrefix) }) {
+                try rename(moved, to: current)
+            }
+            if let version = ContentVersion(current), try versionFolders().contains(current) {
+                for name in try versionFolders() where name != current && ContentVersion(name) == version {
+                    try retire(name)
+                }
+            }
+        }
+        for name in try listNames(descriptor, path: path)
+        where name.hasPrefix(Self.stagingPrefix) || name.hasPrefix(Self.oldPrefix)
+            || name.hasPrefix(Self.replacingPrefix) || name.hasPrefix(Self.recordTemporaryPrefix) {
+            try remove(name)
+        }
+    }
+
+    /// Removes a version folder, renamed away first so that a half-removed folder never looks like a version.
+    func retire(_ name: String) throws {
+        let old = Self.oldPrefix + randomSuffix()
+        try rename(name, to: old)
+        try remove(old)
+    }
+
+    /// Removes version folders, keeping `current` plus the newest `keep − 1` others; the names removed.
+    func prune(current: String?, keep: Int) throws -> [String] {
+        let currentVersion = current.flatMap(ContentVersion.init)
+        let others = try versionFolders().filter { name in
+            guard let currentVersion else { return true }
+            return ContentVersion(name) != currentVersion
+        }
+        let keepOthers = currentVersion == nil ? keep : keep - 1
+        let doomed = Array(others.dropFirst(max(keepOthers, 0)))
+        for name in doomed { try retire(name) }
+        if !doomed.isEmpty { fsync(descriptor) }
+        return doomed
+    }
+
+    /// Removes the folder again when this value created it and it holds nothing but the lock: a
+    /// refused install leaves nothing behind.
+    func removeIfCreatedAndEmpty() {
+        guard created, let names = try? listNames(descriptor, path: path), names == [Self.lockName] else { return }
+        unlinkat(descriptor, Self.lockName, 0)
+        rmdir(path)
+    }
+}

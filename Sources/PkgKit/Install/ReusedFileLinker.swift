@@ -1,0 +1,83 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+import Crypto
+
+/// Puts a reused file (see `ReusedFile`) into a staging folder: a hard link to the installed file
+/// where the file system allows, else a copy checked against its sha1. Either way only if it is
+/// still the very file that was hashed when the update was planned (same device, inode, size,
+/// modification and change times); otherwise the install fails and nothing is installed.
+///
+/// A hard link makes the two version folders share the file: version folders are read-only
+/// snapshots (the README says so), and an app that edits installed content breaks that.
+struct ReusedFileLinker {
+    /// The product folder.
+    var product: Int32
+    var productPath: String
+
+    /// Creates `name` in the folder `parent` with the reused file's bytes.
+    func place(_ reused: ReusedFile, in parent: Int32, name: String, shownAs target: String) throws {
+        let parts = reused.relativePath.split(separator: "/").map(String.init)
+        let sourcePath = productPath + "/" + reused.version + "/" + reused.relativePath
+        guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else {
+            throw InstallError.packageChanged("\(sourcePath): not a path inside the installed version")
+        }
+        // Each folder is opened without following links: the installed tree may have been edited.
+        var folder = openat(product, reused.version, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard folder >= 0 else { throw changed(sourcePath) }
+        defer { close(folder) }
+        for component in parts.dropLast() {
+            let next = openat(folder, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            guard next >= 0 else { throw changed(sourcePath) }
+            close(folder)
+            folder = next
+        }
+        let last = parts.last!
+        var info = stat()
+        guard fstatat(folder, last, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG,
+              InstalledTree.Identity(info) == reused.identity else { throw changed(sourcePath) }
+        // A file whose mode was changed since it was installed is copied: the new version's files are 0644.
+        if info.st_mode & 0o7777 == 0o644 {
+            if linkat(folder, last, parent, name, 0) == 0 { return }
+        } else {
+            errno = EPERM
+        }
+        guard errno == EPERM || errno == EMLINK || errno == EXDEV || errno == ENOTSUP || errno == EOPNOTSUPP else {
+            throw InstallError.io(path: target, errnoText())
+        }
+        try copy(from: folder, last, sourcePath: sourcePath, to: parent, name, target: target, expected: reused)
+    }
+
+    /// The fallback: a copy, hashed on the way and compared with the sha1 the plan relied on.
+    private func copy(from folder: Int32, _ name: String, sourcePath: String, to parent: Int32, _ newName: String,
+                      target: String, expected: ReusedFile) throws {
+        let input = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard input >= 0 else { throw changed(sourcePath) }
+        defer { close(input) }
+        let output = openat(parent, newName, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard output >= 0 else { throw InstallError.io(path: target, errnoText()) }
+        defer { close(output) }
+        fchmod(output, 0o644)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        var sha1 = Insecure.SHA1()
+        while true {
+            let count = read(input, buffer.baseAddress, buffer.count)
+            if count < 0 {
+                if errno == EINTR { continue }
+                throw InstallError.io(path: sourcePath, errnoText())
+            }
+            if count == 0 { break }
+            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            sha1.update(bufferPointer: chunk)
+            try writeAll(output, chunk, path: target)
+        }
+        guard sha1.finalize().hexString == expected.sha1 else { throw changed(sourcePath) }
+    }
+
+    private func changed(_ path: String) -> InstallError {
+        .packageChanged("\(path): the installed file changed while the update was being installed; run sync again")
+    }
+}

@@ -1,0 +1,34 @@
+import Foundation
+
+/// A flag that asks long work (reading a package, installing it, downloading) to stop at the next
+/// safe point: set it from a signal handler's queue, a UI, or a `Task` cancellation handler. Work
+/// that sees it cleans up what it started (a staging folder, a partial download is kept for
+/// resuming) and throws ``OperationCancelled``.
+public final class Cancellation: Sendable {
+    // A lock, not an atomic: Synchronization's Atomic needs macOS 15 / iOS 18.
+    private let state = NSLock()
+    // Only read or written under `state`.
+    nonisolated(unsafe) private var cancelled = false
+
+    /// A flag not yet set.
+    public init() {}
+
+    /// Asks the work to stop.
+    public func cancel() {
+        state.withLock { cancelled = true }
+    }
+
+    /// True once `cancel()` was called.
+    public var isCancelled: Bool { state.withLock { cancelled } }
+
+    /// Throws ``OperationCancelled`` when the flag is set.
+    public func check() throws {
+        if isCancelled { throw OperationCancelled() }
+    }
+}
+
+/// Work stopped because its ``Cancellation`` was set; whatever it had started was cleaned up.
+public struct OperationCancelled: Error, Sendable, Equatable {
+    /// The error.
+    public init() {}
+}
