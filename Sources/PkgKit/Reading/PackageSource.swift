@@ -1,13 +1,32 @@
 /// Where a package is read from, once per pass: a file or folder on disk, or (for a delta update)
 /// a partial download completed by files already installed.
 struct PackageSource: Sendable {
-    /// The package's path, for reports and messages.
+    /// The package's path (or URL), for reports and messages.
     var path: String
     /// Opens a fresh reader over the whole package.
     var open: @Sendable (PackageLimits) throws -> PackageOpener.Opened
 
-    /// A package file or unpacked folder, opened by `PackageOpener`.
-    static func file(_ path: String) -> PackageSource {
-        PackageSource(path: path) { limits in try PackageOpener.open(path, limits: limits) }
+    /// A package file or unpacked folder, opened by `PackageOpener`. `name`, when given, is the
+    /// package's file name as published (a download in progress has a name of its own).
+    static func file(_ path: String, shownAs shown: String? = nil, name: String? = nil) -> PackageSource {
+        PackageSource(path: shown ?? path) { limits in
+            var opened = try PackageOpener.open(path, limits: limits)
+            if let name { opened.facts.archiveName = name }
+            return opened
+        }
+    }
+
+    /// A delta update's package: the sparse local copy at `path` (header, TOC and the fetched heap
+    /// ranges), read by pkgtool's own xar reader, with `reused` files taken from the installed version.
+    static func delta(_ path: String, shownAs shown: String, name: String, reused: [ArchivePath: ReusedFile]) -> PackageSource {
+        PackageSource(path: shown) { limits in
+            guard case .reader(let reader) = try XarReader.open(path: path, limits: limits) else {
+                throw ReadError.unreadable(path: nil, "the package's table of contents is not one pkgtool reads itself: download it whole")
+            }
+            var facts = PackageFacts()
+            facts.archiveName = name
+            facts.archiveBytes = reader.progress.total
+            return PackageOpener.Opened(reader: DeltaReader(reader, reused: reused), facts: facts)
+        }
     }
 }

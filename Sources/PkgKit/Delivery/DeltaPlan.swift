@@ -1,0 +1,93 @@
+/// What a delta update reuses and what it downloads: a pure value computed from the new package's
+/// table of contents and the files of the installed version (zsync's idea, with the xar TOC as the
+/// control file: it gives every file's heap range and sha1).
+///
+/// A file under `Contents/` whose `extracted-checksum` (sha1) equals the sha1 of an installed file
+/// is reused, whatever its name; installed files are read and hashed to know that, never judged by
+/// name or size. Everything else (changed files, ContentInfo.plist) is fetched as heap ranges,
+/// adjacent ranges merged into one request.
+struct DeltaPlan: Sendable {
+    /// A byte range of the package file, `start ..< end`.
+    struct ByteRange: Sendable, Equatable {
+        var start: Int64
+        var end: Int64
+        var count: Int64 { end - start }
+    }
+
+    /// Files taken from the installed version, by their path in the package.
+    var reused: [ArchivePath: ReusedFile] = [:]
+    /// Ranges of the package to download (heap data), sorted and merged.
+    var fetch: [ByteRange] = []
+    /// Files whose data is fetched.
+    var fetchedFiles = 0
+
+    /// Bytes the ranges cover.
+    var fetchBytes: Int64 { fetch.reduce(0) { $0 + $1.count } }
+
+    /// One regular file of the new package, as its TOC describes it.
+    struct WantedFile: Sendable {
+        var path: ArchivePath
+        var size: Int64
+        /// Heap offset and stored length, when it has data.
+        var offset: Int64?
+        var length: Int64?
+        /// The TOC's sha1 of its unpacked bytes, when the TOC gives one.
+        var sha1: String?
+    }
+
+    /// The plan for `wanted` (every regular file of the package), with the heap starting at
+    /// `heapStart`, and the installed version `version` read into `installed`. Returns nil when a
+    /// file's range is not usable (the package is then downloaded whole, and judged whole).
+    static func make(wanted: [WantedFile], heapStart: Int64, packageSize: Int64,
+                     installed: InstalledTree, version: String) -> DeltaPlan? {
+        var bySHA1: [String: InstalledTree.File] = [:]
+        for file in installed.files where bySHA1[file.sha1] == nil { bySHA1[file.sha1] = file }
+        var plan = DeltaPlan()
+        var ranges: [ByteRange] = []
+        for file in wanted {
+            if file.path.isInsideContents, file.size > 0, let sha1 = file.sha1, let match = bySHA1[sha1], match.identity.size == file.size {
+                plan.reused[file.path] = ReusedFile(version: version, relativePath: match.relativePath, identity: match.identity,
+                                                    sha1: sha1, executable: match.executable)
+                continue
+            }
+            guard let length = file.length, length > 0 else { continue }
+            guard let offset = file.offset, offset >= 0, case let (start, overflow) = heapStart.addingReportingOverflow(offset),
+                  !overflow, start <= packageSize, length <= packageSize - start else { return nil }
+            ranges.append(ByteRange(start: start, end: start + length))
+            plan.fetchedFiles += 1
+        }
+        plan.fetch = merge(ranges)
+        return plan
+    }
+
+    /// Sorted, with overlapping or touching ranges joined.
+    static func merge(_ ranges: [ByteRange]) -> [ByteRange] {
+        var merged: [ByteRange] = []
+        for range in ranges.sorted(by: { $0.start < $1.start }) {
+            if let last = merged.last, range.start <= last.end {
+                merged[merged.count - 1].end = max(last.end, range.end)
+            } else {
+                merged.append(range)
+            }
+        }
+        return merged
+    }
+
+    /// The sizes worth hashing among installed files: only a file of one of these sizes can match.
+    static func sizes(of wanted: [WantedFile]) -> Set<Int64> {
+        Set(wanted.lazy.filter { $0.path.isInsideContents && $0.size > 0 && $0.sha1 != nil }.map(\.size))
+    }
+
+    /// Every regular file the TOC of the xar at `path` describes (only the header and TOC need to
+    /// be there: a sparse copy will do), with the parsed TOC; nil when the TOC does not parse.
+    static func wantedFiles(inTOCOf path: String) -> (toc: XarTableOfContents, files: [WantedFile])? {
+        var files: [WantedFile] = []
+        guard let toc = XarTableOfContents.read(path, keepEntries: false, visit: { entry in
+            guard entry.type == "file" else { return }
+            let sha1 = entry.extractedStyle?.lowercased() == "sha1" ? entry.extractedChecksum : nil
+            files.append(WantedFile(path: ArchivePath(raw: entry.pathBytes), size: entry.size ?? 0,
+                                    offset: entry.offset, length: entry.length, sha1: sha1))
+        }) else { return nil }
+        return (toc, files)
+    }
+}

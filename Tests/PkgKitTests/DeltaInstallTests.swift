@@ -1,0 +1,110 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import PkgKit
+
+/// The delta machinery without a network: a sparse copy of the new package holding only its header,
+/// TOC and the heap ranges the plan fetches, completed by files of the installed version, installs
+/// exactly the tree a full install does.
+@Suite struct DeltaInstallTests {
+    static let id = "com.example.delta"
+
+    /// Copies `ranges` of `package` into a sparse file of the same size at `sparse`.
+    static func assemble(_ package: String, into sparse: String, ranges: [DeltaPlan.ByteRange]) throws {
+        let source = try FileHandle(forReadingFrom: URL(fileURLWithPath: package))
+        defer { try? source.close() }
+        #expect(FileManager.default.createFile(atPath: sparse, contents: nil))
+        let target = try FileHandle(forWritingTo: URL(fileURLWithPath: sparse))
+        defer { try? target.close() }
+        let size = try FileManager.default.attributesOfItem(atPath: package)[.size] as! Int
+        try target.truncate(atOffset: UInt64(size))
+        for range in ranges {
+            try source.seek(toOffset: UInt64(range.start))
+            let bytes = try source.read(upToCount: Int(range.count)) ?? Data()
+            try target.seek(toOffset: UInt64(range.start))
+            try target.write(contentsOf: bytes)
+        }
+    }
+
+    @Test func deltaInstallEqualsFullInstall() throws {
+        let s = try Scratch()
+        let big = randomData(300_000), kept = randomData(50_000)
+        let v1 = try s.package("v1", id: Self.id, version: "1.0", files: [
+            "a.txt": Data("one\n".utf8), "media/big.bin": big, "same.txt": Data(String(repeating: "same ", count: 2000).utf8),
+            "sub/keep.bin": kept, "edited.bin": randomData(40_000),
+        ])
+        let v2 = try s.package("v2", id: Self.id, version: "1.1", files: [
+            "a.txt": Data("two\n".utf8), "media/big.bin": big, "moved/same.txt": Data(String(repeating: "same ", count: 2000).utf8),
+            "new.txt": Data("new\n".utf8), "edited.bin": try Data(contentsOf: URL(fileURLWithPath: v1.contents + "/edited.bin")),
+            "empty.txt": Data(),
+        ])
+        let installer = Installer(documents: s.documents)
+        #expect(try installer.install(v1.pkg).status == .installed)
+        // An installed file edited after install must not be reused: its bytes no longer match.
+        try s.write("Documents/\(Self.id)/1.0/edited.bin", randomData(40_000))
+
+        // Plan from the TOC alone, as a client that fetched only the header and TOC would.
+        let sparse = s.path("Documents/\(Self.id)/.delta-1.1.part")
+        let packageSize = Int64(try FileManager.default.attributesOfItem(atPath: v2.pkg)[.size] as! Int)
+        let header = try FileHandle(forReadingFrom: URL(fileURLWithPath: v2.pkg)).read(upToCount: 28)!
+        let tocLength = header[8..<16].reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        try Self.assemble(v2.pkg, into: sparse, ranges: [.init(start: 0, end: 28 + tocLength + 20)])
+        let (toc, wanted) = try #require(DeltaPlan.wantedFiles(inTOCOf: sparse))
+        let product = try #require(try ProductFolder.open(documents: s.documents, identifier: Self.id, create: false))
+        let sizes = DeltaPlan.sizes(of: wanted)
+        let installed = try InstalledTree.scan(product, version: "1.0") { sizes.contains($0) }
+        let plan = try #require(DeltaPlan.make(wanted: wanted, heapStart: toc.heapStart, packageSize: packageSize,
+                                               installed: installed, version: "1.0"))
+        #expect(Set(plan.reused.keys.map(\.string)) == ["Contents/media/big.bin", "Contents/moved/same.txt"])
+        // Changed: a.txt, new.txt, edited.bin and ContentInfo.plist.
+        #expect(plan.fetchedFiles == 4)
+        #expect(plan.fetchBytes < 50_000, "fetching \(plan.fetchBytes) bytes")
+        try Self.assemble(v2.pkg, into: sparse, ranges: [.init(start: 0, end: 28 + tocLength + 20)] + plan.fetch)
+
+        let report = try installer.install(.delta(sparse, shownAs: "v2.pkg", name: "1.1.pkg", reused: plan.reused), into: product,
+                                           options: InstallOptions(expectedProductIdentifier: Self.id, expectedContentVersion: "1.1"))
+        #expect(report.status == .installed, "\(report.diagnostics)")
+        #expect(report.fileCount == 6)
+        let deltaTree = snapshot(s.documents + "/\(Self.id)/1.1")
+        #expect(differences(s.documents + "/\(Self.id)/1.1", expected: snapshot(v2.contents)).isEmpty)
+
+        // The same package downloaded whole and installed elsewhere gives the same tree.
+        let other = Installer(documents: s.path("Full"))
+        #expect(try other.install(v2.pkg).status == .installed)
+        #expect(snapshot(s.path("Full/\(Self.id)/1.1")) == deltaTree)
+        #expect(FileManager.default.contents(atPath: s.documents + "/\(Self.id)/ContentInfo.plist")
+                == FileManager.default.contents(atPath: s.path("Full/\(Self.id)/ContentInfo.plist")))
+
+        // Reused files share the installed version's data (hard links).
+        var old = stat(), new = stat()
+        #expect(lstat(s.documents + "/\(Self.id)/1.0/media/big.bin", &old) == 0 && lstat(s.documents + "/\(Self.id)/1.1/media/big.bin", &new) == 0)
+        #expect(old.st_ino == new.st_ino)
+    }
+
+    /// A reused file changed between planning and installing is not installed: the install fails
+    /// and the previous version stays current.
+    @Test func reusedFileChangedAfterPlanningFailsTheInstall() throws {
+        let s = try Scratch()
+        let big = randomData(100_000)
+        let v1 = try s.package("v1", id: Self.id, version: "1.0", files: ["big.bin": big, "a.txt": Data("1".utf8)])
+        let v2 = try s.package("v2", id: Self.id, version: "1.1", files: ["big.bin": big, "a.txt": Data("2".utf8)])
+        let installer = Installer(documents: s.documents)
+        #expect(try installer.install(v1.pkg).status == .installed)
+        let sparse = s.path("Documents/\(Self.id)/.delta-1.1.part")
+        let size = Int64(try FileManager.default.attributesOfItem(atPath: v2.pkg)[.size] as! Int)
+        try Self.assemble(v2.pkg, into: sparse, ranges: [.init(start: 0, end: size)])
+        let (toc, wanted) = try #require(DeltaPlan.wantedFiles(inTOCOf: sparse))
+        let product = try #require(try ProductFolder.open(documents: s.documents, identifier: Self.id, create: false))
+        let installed = try InstalledTree.scan(product, version: "1.0")
+        let plan = try #require(DeltaPlan.make(wanted: wanted, heapStart: toc.heapStart, packageSize: size, installed: installed, version: "1.0"))
+        #expect(plan.reused.count == 1)
+        // Same size, other bytes: only the identity check can notice.
+        try s.write("Documents/\(Self.id)/1.0/big.bin", randomData(100_000))
+        #expect(throws: InstallError.self) {
+            _ = try installer.install(.delta(sparse, shownAs: "v2.pkg", name: "1.1.pkg", reused: plan.reused), into: product, options: InstallOptions())
+        }
+        #expect(readRecord(s.documents + "/\(Self.id)")?.version == "1.0")
+        #expect(stagingLeftovers(s.documents + "/\(Self.id)").isEmpty)
+        #expect(!exists(s.documents + "/\(Self.id)/1.1"))
+    }
+}
