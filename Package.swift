@@ -42,12 +42,17 @@ let package = Package(
             ]),
         // libFuzzer harness over readers + rules (`make fuzz`); a plain build replays inputs.
         .executableTarget(name: "pkgfuzz", dependencies: ["PkgKit"]),
+        // What every test target shares: test servers (a fault-injecting HTTP server, nginx).
+        .target(
+            name: "TestSupport",
+            path: "Tests/Support",
+            swiftSettings: [.swiftLanguageMode(.v6)]),
         .testTarget(
             name: "PkgKitTests",
-            dependencies: ["PkgKit", "CZlib", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: ["PkgKit", "TestSupport", "CZlib", .product(name: "Crypto", package: "swift-crypto")]),
         .testTarget(
             name: "pkgtoolTests",
-            dependencies: ["pkgtool", "PkgKit", "CZlib", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: ["pkgtool", "PkgKit", "TestSupport", "CZlib", .product(name: "Crypto", package: "swift-crypto")]),
     ],
     // Strict Swift 6 concurrency checking buys little in a tool whose parallelism is one
     // worker pool in the writer; the v5 mode keeps C interop readable.
