@@ -213,7 +213,8 @@ import TestSupport
     @Test func twoDownloadsOfOnePartDoNotMix() async throws {
         defer { server.stop() }
         server.always("p.pkg", .slow(bytesPerSecond: 50_000))
-        let first = Task { try await download().run(using: URLSessionTransport()) }
+        let job = download()
+        let first = Task { try await job.run(using: URLSessionTransport()) }
         try await Task.sleep(nanoseconds: 300_000_000)
         await #expect(throws: DownloadError.busy(path: folder.at("p.part"))) {
             try await download().run(using: URLSessionTransport())
