@@ -15,6 +15,8 @@ public struct LocalFileTransport: HTTPTransport {
     /// A transport for local files.
     public init() {}
 
+    /// Reads the file at `request.url`: 200 with the whole file, 206 with a range, 404 when it
+    /// is missing or not a regular file, 416 when the range starts past its end.
     public func get(_ request: HTTPRequest,
                     onResponse: @escaping @Sendable (HTTPResponseHead) throws -> Void,
                     onBody: @escaping @Sendable (Data) throws -> Void) async throws -> HTTPResponseHead {
@@ -80,6 +82,7 @@ public struct StandardTransport: HTTPTransport {
         files = LocalFileTransport()
     }
 
+    /// Hands `request` to the transport for its URL's scheme.
     public func get(_ request: HTTPRequest,
                     onResponse: @escaping @Sendable (HTTPResponseHead) throws -> Void,
                     onBody: @escaping @Sendable (Data) throws -> Void) async throws -> HTTPResponseHead {

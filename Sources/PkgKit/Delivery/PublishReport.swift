@@ -57,6 +57,7 @@ public struct PublishedPackage: Sendable, Encodable {
              payloadBytes, diagnostics
     }
 
+    /// Encodes every key, absent values as `null`.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         // Absent values are `null`, never a missing key (SPEC section 5).
@@ -84,6 +85,7 @@ public struct RemovedVersion: Sendable, Encodable, Equatable {
     /// The file deleted, or nil when the entry pointed elsewhere (an absolute URL).
     public var path: String?
 
+    /// Encodes every key, absent values as `null`.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(productIdentifier, forKey: .productIdentifier)
@@ -121,6 +123,7 @@ public struct PublishReport: Sendable, Encodable {
         }
     }
 
+    /// Encodes every key, absent values as `null`.
     public func encode(to encoder: Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(status, forKey: .status)

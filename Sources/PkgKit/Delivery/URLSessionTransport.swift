@@ -58,6 +58,7 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         session.invalidateAndCancel()
     }
 
+    /// GETs `request` over the session (see `HTTPTransport.get`), enforcing the idle timeout.
     public func get(_ request: HTTPRequest,
                     onResponse: @escaping @Sendable (HTTPResponseHead) throws -> Void,
                     onBody: @escaping @Sendable (Data) throws -> Void) async throws -> HTTPResponseHead {
