@@ -13,6 +13,7 @@ let package = Package(
     ],
     dependencies: [
         .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-asn1", from: "1.7.4"),
         .package(url: "https://github.com/apple/swift-crypto", from: "3.12.3"),
         .package(url: "https://github.com/apple/swift-system", from: "1.8.1"),
     ],
@@ -34,6 +35,7 @@ let package = Package(
                 "CXML2", "CZlib", "CSyscalls",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SystemPackage", package: "swift-system"),
+                .product(name: "SwiftASN1", package: "swift-asn1"),
             ]),
         .target(
             name: "PkgKitArchive",

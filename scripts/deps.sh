@@ -7,7 +7,9 @@
 #   Elsewhere:     checks pkg-config and says what to install.
 set -euo pipefail
 
-DEBIAN_PACKAGES=(libarchive-dev libxml2-dev zlib1g-dev libarchive-tools pkg-config python3)
+# nginx and openssl are for the tests: delivery tests serve published folders with nginx
+# (started by the tests themselves) and check signatures with openssl.
+DEBIAN_PACKAGES=(libarchive-dev libxml2-dev zlib1g-dev libarchive-tools pkg-config python3 nginx openssl)
 PKG_CONFIG_MODULES=(libarchive libxml-2.0 zlib)
 
 if command -v dpkg-query >/dev/null 2>&1; then
@@ -35,6 +37,14 @@ if command -v dpkg-query >/dev/null 2>&1; then
 
     echo "deps: installing missing packages: ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
+    # Debian starts nginx's service on install (on port 80); the tests run their own nginx,
+    # so forbid service starts for the length of the install, unless a policy already exists.
+    POLICY=/usr/sbin/policy-rc.d
+    if [ ! -e "$POLICY" ]; then
+        printf '#!/bin/sh\nexit 101\n' | "${SUDO[@]}" tee "$POLICY" >/dev/null
+        "${SUDO[@]}" chmod 755 "$POLICY"
+        trap '"${SUDO[@]}" rm -f "$POLICY"' EXIT
+    fi
     "${SUDO[@]}" apt-get update
     "${SUDO[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
     exit 0

@@ -16,7 +16,7 @@ struct Pkgtool: ParsableCommand {
         2 input unreadable or I/O error, 64 wrong usage.
         """,
         version: version,
-        subcommands: [Create.self, Validate.self, Extract.self, Inspect.self, Diff.self]
+        subcommands: [Create.self, Validate.self, Extract.self, Inspect.self, Diff.self, Publish.self, Keygen.self]
     )
 
     static func main() {

@@ -64,6 +64,14 @@ public final class Scratch: @unchecked Sendable {
     /// The bytes of a file inside the folder.
     public func read(_ relative: String) throws -> Data { try Data(contentsOf: URL(fileURLWithPath: path(relative))) }
 
+    /// A file's bytes, or nil when it cannot be read.
+    public func contents(_ relative: String) -> Data? { FileManager.default.contents(atPath: path(relative)) }
+
+    /// A file's size, or nil when it does not exist.
+    public func size(_ relative: String) -> Int64? {
+        (try? FileManager.default.attributesOfItem(atPath: path(relative))[.size] as? NSNumber)?.int64Value
+    }
+
     /// A file's text, or nil when it cannot be read.
     public func text(_ relative: String) -> String? {
         (try? read(relative)).map { String(decoding: $0, as: UTF8.self) }

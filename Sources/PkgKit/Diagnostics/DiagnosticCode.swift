@@ -1,4 +1,4 @@
-/// Every diagnostic code of SPEC section 2. The raw value is what scripts see.
+/// Every diagnostic code of SPEC sections 2 and 7. The raw value is what scripts see.
 public enum DiagnosticCode: String, Codable, Sendable, CaseIterable {
     case badExtension = "bad-extension"
     case unreadableArchive = "unreadable-archive"
@@ -27,6 +27,17 @@ public enum DiagnosticCode: String, Codable, Sendable, CaseIterable {
     case junkFile = "junk-file"
     case contentUnchanged = "content-unchanged"
     case unknownKey = "unknown-key"
+    /// The path or URL does not exist or cannot be read (exit 2).
+    case unreadableInput = "unreadable-input"
+    /// `sync --product ID` names a product the catalog does not list.
+    case unknownProduct = "unknown-product"
+    /// A catalog's signature is missing or does not verify with the trusted key.
+    case badSignature = "bad-signature"
+    /// A catalog that is not valid JSON of the catalog's shape.
+    case invalidCatalog = "invalid-catalog"
+
+    /// The codes no package rule produces: they judge inputs, catalogs and signatures.
+    public static let notFromRules: Set<DiagnosticCode> = [.unreadableInput, .unknownProduct, .badSignature, .invalidCatalog]
 
     /// The severity SPEC section 2 gives this code.
     public var defaultSeverity: Severity {

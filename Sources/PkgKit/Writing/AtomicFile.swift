@@ -21,27 +21,44 @@ final class AtomicFile {
     private var temporaryPath: String?
     private var committed = false
 
-    /// Opens the file next to `destination`.
-    init(destination: String) throws {
+    /// Opens the file next to `destination`; it will have `mode` (whatever the umask).
+    init(destination: String, mode: mode_t = 0o644) throws {
         self.destination = destination
         let directory = AtomicFile.directory(of: destination)
         #if os(Linux)
-        let unnamed = open(directory, CSyscalls_O_TMPFILE | O_RDWR | O_CLOEXEC, 0o644)
+        let unnamed = open(directory, CSyscalls_O_TMPFILE | O_RDWR | O_CLOEXEC, mode)
         if unnamed >= 0 {
-            fchmod(unnamed, 0o644)
+            fchmod(unnamed, mode)
             output = FileOutput(descriptor: unnamed, path: destination)
             return
         }
         #endif
         let path = try AtomicFile.temporaryName(for: destination)
-        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0o644)
+        let fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode)
         guard fd >= 0 else { throw WriteError.io(path: destination, "cannot write in \(directory): \(errnoText())") }
-        fchmod(fd, 0o644)
+        fchmod(fd, mode)
         temporaryPath = path
         output = FileOutput(descriptor: fd, path: destination)
     }
 
     deinit { discard() }
+
+    /// Flushes and links the file into place only if `destination` does not exist; returns false
+    /// (and discards the file) when it does. Never replaces anything.
+    func commitNew() throws -> Bool {
+        try output.sync()
+        let source = temporaryPath ?? "/proc/self/fd/\(output.descriptor)"
+        guard linkat(AT_FDCWD, source, AT_FDCWD, destination, temporaryPath == nil ? AT_SYMLINK_FOLLOW : 0) == 0 else {
+            if errno == EEXIST {
+                discard()
+                return false
+            }
+            throw WriteError.io(path: destination, errnoText())
+        }
+        discard()   // removes the temporary name, if any; the destination stays
+        syncFolder()
+        return true
+    }
 
     /// Flushes, renames into place and flushes the folder, so the new file survives a crash.
     func commit() throws {
@@ -60,6 +77,10 @@ final class AtomicFile {
         }
         guard rename(named, destination) == 0 else { throw WriteError.io(path: destination, errnoText()) }
         committed = true
+        syncFolder()
+    }
+
+    private func syncFolder() {
         let folder = open(AtomicFile.directory(of: destination), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folder >= 0 {
             fsync(folder)

@@ -1,0 +1,168 @@
+/// What `publish` did as a whole.
+public enum PublishStatus: String, Sendable, Codable {
+    /// Packages were copied, or the catalog or its signature was rewritten.
+    case published
+    /// Everything given was already published with the same bytes: nothing was written.
+    case unchanged
+    /// A package is invalid or breaks immutability, or the folder's catalog or signature forbids
+    /// the change: nothing in the folder changed (exit 1).
+    case refused
+    /// An input could not be read, or a write failed (exit 2).
+    case failed
+}
+
+/// What `publish` did with one package.
+public enum PublishedPackageStatus: String, Sendable, Codable {
+    /// Copied into the folder and added to the catalog.
+    case published
+    /// Already published with the same bytes.
+    case unchanged
+    /// Invalid, or breaks immutability: see its diagnostics.
+    case refused
+    /// Valid, but nothing was published because another package was refused or failed.
+    case skipped
+    /// The package could not be read.
+    case failed
+}
+
+/// One package in `publish`'s report.
+public struct PublishedPackage: Sendable, Encodable {
+    /// The path given.
+    public var path: String
+    /// What happened to it.
+    public var status: PublishedPackageStatus
+    /// Its IAPProductIdentifier, when readable.
+    public var productIdentifier: String?
+    /// Its ContentVersion, when readable.
+    public var contentVersion: String?
+    /// Its catalog `url` (relative to the catalog), when it is (or would be) published.
+    public var url: String?
+    /// Where it is in the published folder: `DIR/<id>/<version>.pkg`.
+    public var publishedPath: String?
+    /// The package's size in bytes.
+    public var size: Int64?
+    /// sha256 of the package.
+    public var sha256: String?
+    /// sha256 of a xar package's header and TOC; nil for other containers.
+    public var tocSHA256: String?
+    /// Regular files under `Contents/`.
+    public var fileCount: Int?
+    /// Sum of their sizes.
+    public var payloadBytes: Int64?
+    /// Findings about this package (rule diagnostics, refusals).
+    public var diagnostics: [Diagnostic]
+
+    enum CodingKeys: String, CodingKey {
+        case path, status, productIdentifier, contentVersion, url, publishedPath, size, sha256, tocSHA256, fileCount,
+             payloadBytes, diagnostics
+    }
+
+    /// Encodes every key, absent values as `null`.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        // Absent values are `null`, never a missing key (SPEC section 5).
+        try c.encode(path, forKey: .path)
+        try c.encode(status, forKey: .status)
+        try c.encode(productIdentifier, forKey: .productIdentifier)
+        try c.encode(contentVersion, forKey: .contentVersion)
+        try c.encode(url, forKey: .url)
+        try c.encode(publishedPath, forKey: .publishedPath)
+        try c.encode(size, forKey: .size)
+        try c.encode(sha256, forKey: .sha256)
+        try c.encode(tocSHA256, forKey: .tocSHA256)
+        try c.encode(fileCount, forKey: .fileCount)
+        try c.encode(payloadBytes, forKey: .payloadBytes)
+        try c.encode(diagnostics, forKey: .diagnostics)
+    }
+}
+
+/// A version `--keep` removed: its catalog entry, and its file when it was in the folder.
+public struct RemovedVersion: Sendable, Encodable, Equatable {
+    /// The product.
+    public var productIdentifier: String
+    /// The version removed.
+    public var contentVersion: String
+    /// The file deleted, or nil when the entry pointed elsewhere (an absolute URL).
+    public var path: String?
+
+    /// Encodes every key, absent values as `null`.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(productIdentifier, forKey: .productIdentifier)
+        try c.encode(contentVersion, forKey: .contentVersion)
+        try c.encode(path, forKey: .path)
+    }
+
+    enum CodingKeys: String, CodingKey { case productIdentifier, contentVersion, path }
+}
+
+/// `pkgtool publish --json`: `{"status", "destination", "catalog", "signature", "packages",
+/// "removed", "diagnostics"}`.
+public struct PublishReport: Sendable, Encodable {
+    /// What happened as a whole.
+    public var status: PublishStatus
+    /// The published folder (`--to`).
+    public var destination: String
+    /// `DIR/catalog.json`.
+    public var catalog: String
+    /// `DIR/catalog.json.sig` when the folder's catalog is signed after the run, else nil.
+    public var signature: String?
+    /// Every package given, in order.
+    public var packages: [PublishedPackage]
+    /// Versions removed by `--keep`.
+    public var removed: [RemovedVersion]
+    /// Findings about the folder itself (its catalog, its signature) or the key.
+    public var diagnostics: [Diagnostic]
+
+    /// The exit status SPEC section 4 gives this outcome: 0, 1 (refused) or 2 (failed).
+    public var exitCode: Int32 {
+        switch status {
+        case .published, .unchanged: return 0
+        case .refused: return 1
+        case .failed: return 2
+        }
+    }
+
+    /// Encodes every key, absent values as `null`.
+    public func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(status, forKey: .status)
+        try c.encode(destination, forKey: .destination)
+        try c.encode(catalog, forKey: .catalog)
+        try c.encode(signature, forKey: .signature)
+        try c.encode(packages, forKey: .packages)
+        try c.encode(removed, forKey: .removed)
+        try c.encode(diagnostics, forKey: .diagnostics)
+    }
+
+    enum CodingKeys: String, CodingKey { case status, destination, catalog, signature, packages, removed, diagnostics }
+}
+
+/// A write failed while publishing (exit 2). What was written before stays; the catalog is
+/// written last, so it never names a package that is not in place.
+public struct PublishError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The file concerned.
+    public var path: String
+    /// What went wrong.
+    public var reason: String
+
+    /// An error about `path`.
+    public init(path: String, _ reason: String) {
+        self.path = path
+        self.reason = reason
+    }
+
+    /// `path: reason`.
+    public var description: String { "\(path): \(reason)" }
+}
+
+extension PublishReport {
+    /// The report of a publish that could not start (an unreadable key): every package listed,
+    /// none published, and the reason as a diagnostic.
+    public static func failed(destination: String, packages: [String], _ diagnostic: Diagnostic) -> PublishReport {
+        let publisher = Publisher(destination: destination)
+        return PublishReport(status: .failed, destination: publisher.destination, catalog: publisher.catalogPath, signature: nil,
+                             packages: packages.map { PublishedPackage(path: $0, status: .skipped, diagnostics: []) },
+                             removed: [], diagnostics: [diagnostic])
+    }
+}

@@ -1,0 +1,294 @@
+import Crypto
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Downloads one package to a `.part` file, resuming what an earlier run or attempt left there,
+/// and checks its size and sha256 at the end.
+///
+/// - A `.part` of N bytes (N below the expected size) is continued with `Range: bytes=N-`; a
+///   206 whose `Content-Range` starts at N and ends at the expected size appends, a 200 starts
+///   over from byte 0 (the file is truncated first). A `.part` longer than expected is emptied.
+/// - Transient failures (connection reset, timeout, 5xx) are retried with the `RetryPolicy`'s
+///   backoff, resuming each time; 4xx fail at once.
+/// - Nothing is ever written past the expected size: a longer body is cut off and refused.
+/// - At the end, the size and the sha256 (of the resumed prefix too, hashed by streaming) must
+///   match; a wrong sha256 deletes the `.part` (`checksum-mismatch`).
+///
+/// The `.part` is locked (`flock`) while a download runs, so two downloads of it never mix.
+/// Its folder must exist. The file is left in place after success for the caller to use.
+public struct ResumableDownload: Sendable {
+    /// What to download.
+    public var url: URL
+    /// Where: the `.part` file, in a folder that exists.
+    public var partPath: String
+    /// The package's size in bytes, from the catalog.
+    public var expectedSize: Int64
+    /// The package's sha256 (hex), from the catalog.
+    public var expectedSHA256: String
+    /// How transient failures are retried.
+    public var retryPolicy: RetryPolicy
+
+    /// A download of `url` into `partPath`, expected to be `expectedSize` bytes with sha256
+    /// `expectedSHA256`.
+    public init(url: URL, partPath: String, expectedSize: Int64, expectedSHA256: String,
+                retryPolicy: RetryPolicy = RetryPolicy()) {
+        self.url = url
+        self.partPath = partPath
+        self.expectedSize = expectedSize
+        self.expectedSHA256 = expectedSHA256.lowercased()
+        self.retryPolicy = retryPolicy
+    }
+
+    /// What a finished download did.
+    public struct Result: Sendable, Equatable {
+        /// Bytes received over the network in this run (all attempts, restarts included).
+        public var bytesDownloaded: Int64
+        /// Bytes already in the `.part` when the run began and kept.
+        public var resumedFrom: Int64
+        /// Requests made.
+        public var attempts: Int
+    }
+
+    /// Runs the download. `progress` is called with (bytes in the `.part`, expected size) as
+    /// they grow, from any thread. Throws `DownloadError` for refusals and local failures,
+    /// `TransportError` when the server failed for good, `CancellationError` when cancelled
+    /// (the `.part` stays, to be resumed).
+    public func run(using transport: any HTTPTransport,
+                    progress: (@Sendable (Int64, Int64) -> Void)? = nil) async throws -> Result {
+        guard expectedSize >= 0 else { throw DownloadError.sizeMismatch(url: url.absoluteString, "the expected size is negative") }
+        let part = try PartFile(path: partPath)
+        defer { part.release() }
+        try part.prepare(expectedSize: expectedSize)
+        let resumedFrom = part.length
+        progress?(part.length, expectedSize)
+        var attempts = 0
+        try await retryPolicy.run { number, madeProgress in
+            attempts = number
+            guard part.length < expectedSize else { return }
+            let before = part.downloaded
+            defer { madeProgress = part.downloaded > before }
+            try await attempt(part, transport: transport, progress: progress)
+        }
+        try part.sync()
+        guard part.length == expectedSize else {
+            throw DownloadError.sizeMismatch(url: url.absoluteString, "got \(part.length) bytes, expected \(expectedSize)")
+        }
+        let actual = part.digest()
+        guard actual == expectedSHA256 else {
+            part.remove()
+            throw DownloadError.checksumMismatch(url: url.absoluteString, expected: expectedSHA256, actual: actual)
+        }
+        return Result(bytesDownloaded: part.downloaded, resumedFrom: min(resumedFrom, part.keptFromStart), attempts: attempts)
+    }
+
+    /// One request: continue from the `.part`'s length, or start over when the server sends
+    /// the whole file.
+    private func attempt(_ part: PartFile, transport: any HTTPTransport, progress: (@Sendable (Int64, Int64) -> Void)?) async throws {
+        let offset = part.length
+        let request = HTTPRequest(url: url, range: offset > 0 ? ByteRange(first: offset) : nil, maximumBodyBytes: expectedSize)
+        let size = expectedSize, link = url.absoluteString
+        do {
+            _ = try await transport.get(request, onResponse: { head in
+                switch head.statusCode {
+                case 206:
+                    guard offset > 0, let range = head.contentRange, range.first == offset, range.last == size - 1,
+                          range.total == nil || range.total == size else {
+                        throw DownloadError.sizeMismatch(url: link,
+                            "asked for bytes \(offset)-, got \(head.contentRange.map { "\($0.first)-\($0.last)/\($0.total.map(String.init) ?? "*")" } ?? "no Content-Range"), expected a package of \(size) bytes")
+                    }
+                case 200:
+                    if let length = head.contentLength, length != size {
+                        throw DownloadError.sizeMismatch(url: link, "the server's file is \(length) bytes, the catalog says \(size)")
+                    }
+                    try part.restart()
+                default:
+                    throw TransportError.status(head.statusCode, url: link)
+                }
+            }, onBody: { chunk in
+                try part.append(chunk, limit: size, url: link)
+                progress?(part.length, size)
+            })
+        } catch let error as TransportError {
+            switch error {
+            case .status(416, _) where offset > 0:
+                // The server's file is shorter than what we hold: start over (a transient error
+                // makes the policy try again, now without a range).
+                try part.restart()
+                throw TransportError.connectionLost(url: link, "the server could not satisfy bytes \(offset)-; starting over")
+            case .bodyTooLong(_, let limit):
+                throw DownloadError.bodyTooLong(url: link, limit: limit)
+            default:
+                throw error
+            }
+        } catch let error as DownloadError {
+            if case .sizeMismatch = error { part.remove() }
+            throw error
+        }
+        if part.length < size {
+            throw TransportError.connectionLost(url: link, "the body ended at byte \(part.length) of \(size)")
+        }
+    }
+}
+
+/// Why a download was refused or could not be written.
+public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The bytes' sha256 differs from the catalog's; the `.part` was deleted.
+    case checksumMismatch(url: String, expected: String, actual: String)
+    /// The server's file is not the size the catalog says (or its ranges do not fit it);
+    /// the `.part` was deleted.
+    case sizeMismatch(url: String, String)
+    /// The body went past the expected size; nothing past it was written.
+    case bodyTooLong(url: String, limit: Int64)
+    /// The `.part` could not be opened, written or flushed (disk full, permissions…).
+    case io(path: String, String)
+    /// Another download holds the `.part`'s lock.
+    case busy(path: String)
+
+    /// The failure in words.
+    public var description: String {
+        switch self {
+        case .checksumMismatch(let url, let expected, let actual):
+            return "\(url): sha256 is \(actual), the catalog says \(expected): the download was deleted"
+        case .sizeMismatch(let url, let detail): return "\(url): the package does not match its catalog entry (\(detail))"
+        case .bodyTooLong(let url, let limit): return "\(url): the server sent more than the \(limit) bytes the catalog announces; refused"
+        case .io(let path, let detail): return "\(path): \(detail)"
+        case .busy(let path): return "\(path): another download of this package is running"
+        }
+    }
+
+    /// True when the package on the server is not the catalog's (exit 1); false for local
+    /// failures (exit 2).
+    public var isRefusal: Bool {
+        switch self {
+        case .checksumMismatch, .sizeMismatch, .bodyTooLong: return true
+        case .io, .busy: return false
+        }
+    }
+
+    /// The diagnostic: `checksum-mismatch` when the bytes are not the catalog's, else
+    /// `unreadable-input`.
+    public var diagnostic: Diagnostic {
+        Diagnostic(isRefusal ? .checksumMismatch : .unreadableInput, path: nil, description)
+    }
+}
+
+/// The `.part` file: its descriptor, length and running sha256. Written from the transport's
+/// thread, one chunk at a time.
+private final class PartFile: @unchecked Sendable {
+    // @unchecked: every mutable field is guarded by `lock`.
+    let path: String
+    private let lock = NSLock()
+    private var fd: Int32
+    private var hasher = SHA256()
+    private var written: Int64 = 0
+    private var received: Int64 = 0
+    private var keptPrefix: Int64 = 0
+
+    init(path: String) throws {
+        self.path = path
+        fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard fd >= 0 else { throw DownloadError.io(path: path, "cannot open the download file: \(errnoText())") }
+        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
+            let busy = errno == EWOULDBLOCK
+            let message = errnoText()
+            close(fd)
+            fd = -1
+            throw busy ? DownloadError.busy(path: path) : DownloadError.io(path: path, message)
+        }
+    }
+
+    var length: Int64 { lock.withLock { written } }
+    var downloaded: Int64 { lock.withLock { received } }
+    var keptFromStart: Int64 { lock.withLock { keptPrefix } }
+
+    /// Hashes what is already there (streaming), or empties a file longer than expected.
+    func prepare(expectedSize: Int64) throws {
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
+            throw DownloadError.io(path: path, "not a regular file")
+        }
+        var existing = Int64(info.st_size)
+        if existing > expectedSize {
+            guard ftruncate(fd, 0) == 0 else { throw DownloadError.io(path: path, errnoText()) }
+            existing = 0
+        }
+        var buffer = [UInt8](repeating: 0, count: 1 << 20)
+        var done: Int64 = 0
+        while done < existing {
+            let want = Int(min(Int64(buffer.count), existing - done))
+            let got = buffer.withUnsafeMutableBytes { readFully(fd, UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]), at: done) }
+            guard got == want else { throw DownloadError.io(path: path, got < 0 ? errnoText() : "the file shrank while it was read") }
+            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<got])) }
+            done += Int64(got)
+        }
+        lock.withLock {
+            written = existing
+            keptPrefix = existing
+        }
+    }
+
+    /// Empties the file: the server is sending it from byte 0.
+    func restart() throws {
+        try lock.withLock {
+            guard ftruncate(fd, 0) == 0 else { throw DownloadError.io(path: path, errnoText()) }
+            written = 0
+            keptPrefix = 0
+            hasher = SHA256()
+        }
+    }
+
+    /// Appends a chunk, refusing any byte past `limit`.
+    func append(_ chunk: Data, limit: Int64, url: String) throws {
+        try lock.withLock {
+            guard written + Int64(chunk.count) <= limit else { throw DownloadError.bodyTooLong(url: url, limit: limit) }
+            let ok = chunk.withUnsafeBytes { bytes -> Bool in
+                var offset = 0
+                while offset < bytes.count {
+                    let count = pwrite(fd, bytes.baseAddress! + offset, bytes.count - offset, off_t(written) + off_t(offset))
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        return false
+                    }
+                    offset += count
+                }
+                return true
+            }
+            guard ok else { throw DownloadError.io(path: path, "cannot write: \(errnoText())") }
+            hasher.update(data: chunk)
+            written += Int64(chunk.count)
+            received += Int64(chunk.count)
+        }
+    }
+
+    func sync() throws {
+        try lock.withLock {
+            guard fsync(fd) == 0 else { throw DownloadError.io(path: path, "cannot flush: \(errnoText())") }
+        }
+    }
+
+    /// The sha256 of everything written, as lowercase hex.
+    func digest() -> String { lock.withLock { hasher.finalize().hexString } }
+
+    /// Deletes the file.
+    func remove() {
+        lock.withLock {
+            unlink(path)
+            written = 0
+            hasher = SHA256()
+        }
+    }
+
+    /// Closes the file (and so releases its lock).
+    func release() {
+        lock.withLock {
+            if fd >= 0 { close(fd) }
+            fd = -1
+        }
+    }
+
+    deinit { if fd >= 0 { close(fd) } }
+}

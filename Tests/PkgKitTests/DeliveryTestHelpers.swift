@@ -1,0 +1,30 @@
+import Crypto
+import Foundation
+@testable import PkgKit
+
+/// Deterministic pseudo-random bytes (so a failure can be reproduced).
+func pseudoRandomData(_ count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> Data {
+    var state = seed
+    var bytes = [UInt8](repeating: 0, count: count)
+    for index in 0..<count {
+        state = state &* 6364136223846793005 &+ 1442695040888963407
+        bytes[index] = UInt8(truncatingIfNeeded: state >> 33)
+    }
+    return Data(bytes)
+}
+
+/// Lowercase hex sha256.
+func sha256Hex(_ data: Data) -> String { SHA256.hash(data: data).hexString }
+
+/// A retry policy with tiny waits, for tests.
+let quickRetries = RetryPolicy(maximumAttempts: 4, initialDelay: 0.01, multiplier: 2, maximumDelay: 0.05, jitter: 0)
+
+/// Progress reports collected from the transport's thread.
+final class ProgressLog: @unchecked Sendable {
+    // @unchecked: `values` is only touched under `lock`.
+    private let lock = NSLock()
+    private var values: [(Int64, Int64)] = []
+
+    func record(_ done: Int64, _ total: Int64) { lock.withLock { values.append((done, total)) } }
+    var all: [(Int64, Int64)] { lock.withLock { values } }
+}

@@ -1,0 +1,325 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A small HTTP/1.1 server for tests: serves the files of a folder on 127.0.0.1 (a free port),
+/// with Range support (206, `Content-Range`), and misbehaves on request, following a per-path
+/// plan of faults. One thread per connection; every response closes its connection. Every
+/// request is logged (path, Range header, status, body bytes sent) for assertions.
+public final class FaultHTTPServer: @unchecked Sendable {
+    // @unchecked: every mutable field is guarded by `lock`; the socket calls are thread-safe.
+
+    /// One way to misbehave, applied to one request.
+    public enum Fault: Sendable, Equatable {
+        /// Send the head and the first `bytes` of the body, then close the connection.
+        case dropAfter(bytes: Int)
+        /// Answer with this status and a short text body (503, 500, 404…).
+        case status(Int)
+        /// Answer 200 with the whole file, whatever the Range header asked.
+        case ignoreRange
+        /// Send `extra` bytes after the file's; `Content-Length` says the file's length
+        /// (`.honest`), includes the extra bytes (`.includingExtra`), or is absent (`.absent`,
+        /// the body ends when the connection closes).
+        case longBody(extra: Int, contentLength: LongBodyLength)
+        /// Send the body at this many bytes per second.
+        case slow(bytesPerSecond: Int)
+        /// Send the head and the first `bytes` of the body, then nothing, holding the connection
+        /// open until the client closes it or the server stops.
+        case stallAfter(bytes: Int)
+        /// Answer 200 with an HTML error page instead of the file.
+        case htmlInsteadOfFile
+    }
+
+    /// What a `.longBody` response says its length is.
+    public enum LongBodyLength: Sendable, Equatable { case honest, includingExtra, absent }
+
+
+    /// The folder served.
+    public let root: String
+    /// The port listened on.
+    public let port: Int
+
+    private let listener: Int32
+    private let lock = NSLock()
+    private var plans: [String: [Fault?]] = [:]
+    private var always: [String: Fault] = [:]
+    private var records: [ServedRequest] = []
+    private var connections: Set<Int32> = []
+    private var stopped = false
+    private let threads = DispatchGroup()
+
+    /// Starts serving `root` on 127.0.0.1 at a free port.
+    public init(root: String) throws {
+        self.root = root
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ServerError("socket: \(String(cString: strerror(errno)))") }
+        var one: Int32 = 1
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_port = 0
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        let bound = withUnsafePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+        }
+        guard bound == 0, listen(fd, 64) == 0 else {
+            let message = String(cString: strerror(errno))
+            close(fd)
+            throw ServerError("bind/listen: \(message)")
+        }
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        _ = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        threads.enter()
+        Thread.detachNewThread { [self] in
+            acceptLoop()
+            threads.leave()
+        }
+    }
+
+    deinit { stop() }
+
+    /// `http://127.0.0.1:PORT/` plus `path`.
+    public func url(_ path: String) -> URL {
+        URL(string: "http://127.0.0.1:\(port)/" + (path.hasPrefix("/") ? String(path.dropFirst()) : path))!
+    }
+
+    /// The next requests for `path` get these faults, one each, in order (nil: behave).
+    public func plan(_ path: String, _ faults: [Fault?]) {
+        lock.withLock { plans[normalized(path), default: []].append(contentsOf: faults) }
+    }
+
+    /// Every request for `path` gets `fault` (after any planned ones), until cleared with nil.
+    public func always(_ path: String, _ fault: Fault?) {
+        lock.withLock { always[normalized(path)] = fault }
+    }
+
+    /// Every request answered so far, in order.
+    public var log: [ServedRequest] { lock.withLock { records } }
+
+    /// The requests for one path.
+    public func log(for path: String) -> [ServedRequest] { log.filter { $0.path == normalized(path) } }
+
+    /// Stops listening, cuts open connections and waits for every thread to end.
+    public func stop() {
+        let open: Set<Int32>? = lock.withLock {
+            if stopped { return nil }
+            stopped = true
+            return connections
+        }
+        guard let open else { return }
+        shutdown(listener, Int32(SHUT_RDWR))
+        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+        threads.wait()
+        close(listener)
+    }
+
+    private func normalized(_ path: String) -> String { path.hasPrefix("/") ? path : "/" + path }
+
+    private func acceptLoop() {
+        while true {
+            let fd = accept(listener, nil, nil)
+            if fd < 0 {
+                if errno == EINTR { continue }
+                return
+            }
+            let accepted: Bool = lock.withLock {
+                if stopped { return false }
+                connections.insert(fd)
+                threads.enter()
+                return true
+            }
+            guard accepted else { close(fd); return }
+            Thread.detachNewThread { [self] in
+                serve(fd)
+                lock.withLock { _ = connections.remove(fd) }
+                close(fd)
+                threads.leave()
+            }
+        }
+    }
+
+    // MARK: - One connection
+
+    private func serve(_ fd: Int32) {
+        guard let head = readHead(fd) else { return }
+        let lines = head.components(separatedBy: "\r\n")
+        let parts = lines.first?.split(separator: " ") ?? []
+        guard parts.count >= 2 else { return }
+        var path = String(parts[1])
+        if let query = path.firstIndex(of: "?") { path = String(path[..<query]) }
+        path = path.removingPercentEncoding ?? path
+        var range: String?
+        for line in lines.dropFirst() {
+            guard let colon = line.firstIndex(of: ":") else { continue }
+            if line[..<colon].lowercased() == "range" {
+                range = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
+            }
+        }
+        let fault: Fault? = lock.withLock {
+            if var queue = plans[path], !queue.isEmpty {
+                let next = queue.removeFirst()
+                plans[path] = queue
+                return next
+            }
+            return always[path]
+        }
+        let (status, sent) = respond(fd, path: path, range: range, fault: fault)
+        lock.withLock { records.append(ServedRequest(path: path, range: range, status: status, bodyBytesSent: sent)) }
+    }
+
+    private func respond(_ fd: Int32, path: String, range: String?, fault: Fault?) -> (Int, Int) {
+        if case .status(let code) = fault {
+            return sendSimple(fd, status: code, body: "status \(code) from the fault server\n")
+        }
+        if fault == .htmlInsteadOfFile {
+            return sendSimple(fd, status: 200, body: "<!DOCTYPE html><html><body><h1>Oops</h1><p>Something went wrong.</p></body></html>\n",
+                              type: "text/html")
+        }
+        guard !path.split(separator: "/").contains(".."), let data = FileManager.default.contents(atPath: root + path),
+              !isDirectory(root + path) else {
+            return sendSimple(fd, status: 404, body: "not found\n")
+        }
+        var status = 200
+        var body = data[...]
+        var extraHeaders = ""
+        if let range, fault != .ignoreRange {
+            guard let (first, last) = parseRange(range, size: data.count) else {
+                return sendSimple(fd, status: 416, body: "range not satisfiable\n", extra: "Content-Range: bytes */\(data.count)\r\n")
+            }
+            status = 206
+            body = data[first...last]
+            extraHeaders = "Content-Range: bytes \(first)-\(last)/\(data.count)\r\n"
+        }
+        var payload = Data(body)
+        var length: Int? = payload.count
+        if case .longBody(let extra, let announce) = fault {
+            payload.append(Data(repeating: 0x5A, count: extra))
+            switch announce {
+            case .honest: break
+            case .includingExtra: length = payload.count
+            case .absent: length = nil
+            }
+        }
+        var head = "HTTP/1.1 \(status) \(reason(status))\r\nContent-Type: application/octet-stream\r\n\(extraHeaders)"
+        if let length { head += "Content-Length: \(length)\r\n" }
+        head += "Accept-Ranges: bytes\r\nConnection: close\r\n\r\n"
+        guard sendAll(fd, Data(head.utf8)) else { return (status, 0) }
+        switch fault {
+        case .dropAfter(let bytes):
+            return (status, sendBody(fd, payload.prefix(bytes), bytesPerSecond: nil))
+        case .stallAfter(let bytes):
+            let sent = sendBody(fd, payload.prefix(bytes), bytesPerSecond: nil)
+            var probe: UInt8 = 0
+            while !lock.withLock({ stopped }) {
+                let count = recv(fd, &probe, 1, Int32(MSG_DONTWAIT | MSG_PEEK))
+                if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { break }
+                usleep(50_000)
+            }
+            return (status, sent)
+        case .slow(let rate):
+            return (status, sendBody(fd, payload, bytesPerSecond: rate))
+        default:
+            return (status, sendBody(fd, payload, bytesPerSecond: nil))
+        }
+    }
+
+    private func isDirectory(_ path: String) -> Bool {
+        var flag: ObjCBool = false
+        return FileManager.default.fileExists(atPath: path, isDirectory: &flag) && flag.boolValue
+    }
+
+    /// `bytes=a-b`, `bytes=a-`, `bytes=-n` against a file of `size` bytes.
+    private func parseRange(_ header: String, size: Int) -> (Int, Int)? {
+        guard header.hasPrefix("bytes="), !header.contains(",") else { return nil }
+        let spec = header.dropFirst(6).split(separator: "-", omittingEmptySubsequences: false)
+        guard spec.count == 2 else { return nil }
+        if spec[0].isEmpty {
+            guard let suffix = Int(spec[1]), suffix > 0, size > 0 else { return nil }
+            return (max(0, size - suffix), size - 1)
+        }
+        guard let first = Int(spec[0]), first < size else { return nil }
+        let last = spec[1].isEmpty ? size - 1 : min(Int(spec[1]) ?? -1, size - 1)
+        return last >= first ? (first, last) : nil
+    }
+
+    private func sendSimple(_ fd: Int32, status: Int, body: String, type: String = "text/plain", extra: String = "") -> (Int, Int) {
+        let bytes = Data(body.utf8)
+        let head = "HTTP/1.1 \(status) \(reason(status))\r\nContent-Type: \(type)\r\n\(extra)Content-Length: \(bytes.count)\r\nConnection: close\r\n\r\n"
+        guard sendAll(fd, Data(head.utf8)) else { return (status, 0) }
+        return (status, sendAll(fd, bytes) ? bytes.count : 0)
+    }
+
+    private func sendBody(_ fd: Int32, _ body: Data, bytesPerSecond: Int?) -> Int {
+        guard let rate = bytesPerSecond, rate > 0 else { return sendAll(fd, body) ? body.count : 0 }
+        // Ten slices a second, each a tenth of the rate.
+        let slice = max(1, rate / 10)
+        var sent = 0
+        while sent < body.count {
+            if lock.withLock({ stopped }) { break }
+            let piece = body[body.startIndex + sent ..< body.startIndex + min(body.count, sent + slice)]
+            guard sendAll(fd, Data(piece)) else { break }
+            sent += piece.count
+            usleep(100_000)
+        }
+        return sent
+    }
+
+    private func sendAll(_ fd: Int32, _ data: Data) -> Bool {
+        data.withUnsafeBytes { buffer in
+            var offset = 0
+            while offset < buffer.count {
+                let count = send(fd, buffer.baseAddress! + offset, buffer.count - offset, Int32(MSG_NOSIGNAL))
+                if count < 0 {
+                    if errno == EINTR { continue }
+                    return false
+                }
+                offset += count
+            }
+            return true
+        }
+    }
+
+    private func readHead(_ fd: Int32) -> String? {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        let end = Data("\r\n\r\n".utf8)
+        while data.range(of: end) == nil {
+            guard data.count < 65536 else { return nil }
+            let count = recv(fd, &buffer, buffer.count, 0)
+            if count < 0 && errno == EINTR { continue }
+            guard count > 0 else { return nil }
+            data.append(contentsOf: buffer[0..<count])
+        }
+        return String(decoding: data, as: UTF8.self)
+    }
+
+    private func reason(_ status: Int) -> String {
+        switch status {
+        case 200: return "OK"
+        case 206: return "Partial Content"
+        case 404: return "Not Found"
+        case 416: return "Range Not Satisfiable"
+        case 500: return "Internal Server Error"
+        case 503: return "Service Unavailable"
+        default: return "Status"
+        }
+    }
+}
+
+/// A test server could not start.
+public struct ServerError: Error, CustomStringConvertible, Sendable {
+    /// What went wrong.
+    public var description: String
+
+    /// An error saying `description`.
+    public init(_ description: String) {
+        self.description = description
+    }
+}

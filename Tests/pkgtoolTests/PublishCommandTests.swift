@@ -1,0 +1,246 @@
+import Crypto
+import Foundation
+import PkgKit
+import Testing
+import TestSupport
+
+/// End-to-end tests of `pkgtool publish` and `pkgtool keygen`, run against the built binary.
+@Suite(.timeLimit(.minutes(2))) struct PublishCommandTests {
+    let scratch: Scratch
+
+    init() throws {
+        scratch = try Scratch()
+    }
+
+    /// Builds `<name>.pkg` with `pkgtool create` from a folder of the given files.
+    @discardableResult
+    func package(_ name: String, id: String = "com.example.book", version: String,
+                 files: [String: String] = ["a.txt": "hello\n"], zip: Bool = false) throws -> String {
+        let source = try scratch.content("src-" + name, id: id, version: version, files: files)
+        let output = scratch.path(name + ".pkg")
+        let result = try CommandRunner.pkgtool(["create", source, "-o", output] + (zip ? ["--format", "zip"] : []))
+        #expect(result.status == 0, "create failed: \(result.stderr)")
+        return output
+    }
+
+    /// Every file below `folder` with its bytes (nil when the folder does not exist).
+    func snapshot(_ folder: String) -> [String: Data]? {
+        guard FileManager.default.fileExists(atPath: folder) else { return nil }
+        var files: [String: Data] = [:]
+        let enumerator = FileManager.default.enumerator(atPath: folder)
+        while let relative = enumerator?.nextObject() as? String {
+            var isFolder: ObjCBool = false
+            _ = FileManager.default.fileExists(atPath: folder + "/" + relative, isDirectory: &isFolder)
+            files[relative] = isFolder.boolValue ? Data("folder".utf8) : FileManager.default.contents(atPath: folder + "/" + relative)
+        }
+        return files
+    }
+
+    func publish(_ arguments: [String]) throws -> CommandResult {
+        try CommandRunner.pkgtool(["publish"] + arguments + ["--json"])
+    }
+
+    @Test func publishingTwiceGivesIdenticalCatalogBytes() throws {
+        let a = try package("a", id: "com.example.a", version: "1.0")
+        let b = try package("b", id: "com.example.b", version: "2.1", zip: true)
+        let dir = scratch.path("pub")
+        let first = try publish([a, b, "--to", dir])
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        #expect(first.json["status"] as? String == "published")
+        let catalog = try #require(FileManager.default.contents(atPath: dir + "/catalog.json"))
+        let parsed = try Catalog(data: catalog)
+        #expect(parsed.encoded() == catalog)
+        #expect(parsed.products.map(\.productIdentifier) == ["com.example.a", "com.example.b"])
+        let entryA = try #require(parsed.product("com.example.a")?.latestVersion)
+        let bytesA = try #require(FileManager.default.contents(atPath: a))
+        #expect(entryA.url == "com.example.a/1.0.pkg")
+        #expect(entryA.sha256 == SHA256.hash(data: bytesA).hexString)
+        #expect(entryA.size == Int64(bytesA.count))
+        #expect(entryA.tocSHA256 != nil)
+        #expect(parsed.product("com.example.b")?.latestVersion?.tocSHA256 == nil, "a zip has no TOC to anchor")
+        #expect(FileManager.default.contents(atPath: dir + "/com.example.a/1.0.pkg") == bytesA)
+
+        let before = snapshot(dir)
+        let second = try publish([b, a, "--to", dir])
+        #expect(second.status == 0)
+        #expect(second.json["status"] as? String == "unchanged")
+        let statuses = (second.json["packages"] as? [[String: Any]])?.compactMap { $0["status"] as? String }
+        #expect(statuses == ["unchanged", "unchanged"])
+        #expect(snapshot(dir) == before)
+
+        // Another folder, another order, another working directory: the same bytes.
+        let elsewhere = try CommandRunner.pkgtool(["publish", b, a, "--to", "other"], in: scratch.url)
+        #expect(elsewhere.status == 0)
+        #expect(FileManager.default.contents(atPath: scratch.path("other/catalog.json")) == catalog)
+    }
+
+    @Test func immutabilityRefusalsLeaveTheFolderByteIdentical() throws {
+        let v10 = try package("v10", version: "1.0")
+        let v11 = try package("v11", version: "1.1", files: ["a.txt": "newer\n"])
+        let dir = scratch.path("pub")
+        #expect(try publish([v10, v11, "--to", dir]).status == 0)
+        let before = snapshot(dir)
+
+        let changed10 = try package("changed10", version: "1.0", files: ["a.txt": "other bytes\n"])
+        let sameSpelledOtherwise = try package("v100", version: "1.0.0", files: ["a.txt": "other bytes\n"])
+        let lower = try package("v105", version: "1.0.5")
+        for (refused, extra) in [(changed10, v11), (sameSpelledOtherwise, v11), (lower, v11)] {
+            let result = try publish([extra, refused, "--to", dir])
+            #expect(result.status == 1, "\(result.stdout)")
+            #expect(result.json["status"] as? String == "refused")
+            let packages = result.json["packages"] as? [[String: Any]] ?? []
+            #expect(packages.map { $0["status"] as? String } == ["skipped", "refused"])
+            #expect(codes(packages.last ?? [:]).contains("version-not-bumped"))
+            #expect(snapshot(dir) == before)
+        }
+        // The same version twice in one run with different bytes.
+        let v12a = try package("v12a", version: "1.2", files: ["a.txt": "x\n"])
+        let v12b = try package("v12b", version: "1.2", files: ["a.txt": "y\n"])
+        #expect(try publish([v12a, v12b, "--to", dir]).status == 1)
+        #expect(snapshot(dir) == before)
+    }
+
+    @Test func anInvalidPackageChangesNothing() throws {
+        let good = try package("good", version: "1.0")
+        let dir = scratch.path("pub")
+        // Into a folder that does not exist yet: it is not even created.
+        let notMade = try publish([good, scratch.path("src-good"), "--to", dir])
+        #expect(notMade.status == 1)
+        #expect(snapshot(dir) == nil)
+
+        #expect(try publish([good, "--to", dir]).status == 0)
+        let before = snapshot(dir)
+        let second = try package("second", id: "com.example.second", version: "1.0")
+        let badName = scratch.path("bad.zip")
+        try FileManager.default.copyItem(atPath: second, toPath: badName)
+        try scratch.write("script-src/ContentInfo.plist", plist(id: "com.example.script", version: "1.0"))
+        try scratch.write("script-src/Contents/run.sh", "#!/bin/sh\necho hi\n")
+        for invalid in [badName, scratch.path("script-src"), scratch.path("missing.pkg")] {
+            let result = try publish([second, invalid, "--to", dir])
+            #expect(result.status == (invalid.hasSuffix("missing.pkg") ? 2 : 1), "\(invalid): \(result.stdout)")
+            #expect(snapshot(dir) == before)
+        }
+        let missing = try publish([scratch.path("missing.pkg"), "--to", dir])
+        #expect(codes((missing.json["packages"] as? [[String: Any]])?.first ?? [:]) == ["unreadable-input"])
+    }
+
+    @Test func keepPrunesOldVersionsAfterTheCatalog() throws {
+        let dir = scratch.path("pub")
+        let v1 = try package("v1", version: "1.0", files: ["a.txt": "1\n"])
+        let v2 = try package("v2", version: "1.1", files: ["a.txt": "2\n"])
+        let v3 = try package("v3", version: "1.10", files: ["a.txt": "3\n"])
+        let other = try package("o", id: "com.example.other", version: "3.0")
+        #expect(try publish([v1, v2, other, "--to", dir]).status == 0)
+        let result = try publish([v3, "--to", dir, "--keep", "2"])
+        #expect(result.status == 0)
+        let removed = result.json["removed"] as? [[String: Any]] ?? []
+        #expect(removed.map { $0["contentVersion"] as? String } == ["1.0"])
+        #expect(removed.first?["path"] as? String == dir + "/com.example.book/1.0.pkg")
+        let catalog = try Catalog(data: #require(FileManager.default.contents(atPath: dir + "/catalog.json")))
+        #expect(catalog.product("com.example.book")?.versions.map(\.contentVersion.description) == ["1.10", "1.1"])
+        #expect(catalog.product("com.example.book")?.latest.description == "1.10")
+        #expect(catalog.product("com.example.other")?.versions.count == 1)
+        #expect(!FileManager.default.fileExists(atPath: dir + "/com.example.book/1.0.pkg"))
+        #expect(FileManager.default.fileExists(atPath: dir + "/com.example.book/1.1.pkg"))
+        #expect(FileManager.default.fileExists(atPath: dir + "/com.example.other/3.0.pkg"))
+        // --keep 0 is wrong usage.
+        #expect(try CommandRunner.pkgtool(["publish", v3, "--to", dir, "--keep", "0"]).status == 64)
+    }
+
+    @Test func signedCatalogsVerifyWithOpenSSLAndStaySigned() throws {
+        let key = scratch.path("release")
+        let made = try CommandRunner.pkgtool(["keygen", "--out", key, "--json"])
+        #expect(made.status == 0, "\(made.stderr)")
+        #expect(made.json["status"] as? String == "created")
+        let mode = try FileManager.default.attributesOfItem(atPath: key + ".pem")[.posixPermissions] as? NSNumber
+        #expect(mode?.intValue == 0o600)
+        let pub = try String(contentsOfFile: key + ".pub.pem", encoding: .utf8)
+        #expect(made.json["publicKeyPEM"] as? String == pub)
+
+        let dir = scratch.path("pub")
+        let v10 = try package("v10", version: "1.0")
+        let signed = try publish([v10, "--to", dir, "--sign", key + ".pem"])
+        #expect(signed.status == 0, "\(signed.stdout)")
+        #expect(signed.json["signature"] as? String == dir + "/catalog.json.sig")
+        let sig = try #require(FileManager.default.contents(atPath: dir + "/catalog.json.sig"))
+        #expect(sig.last == 0x0A && sig.filter { $0 == 0x0A }.count == 1)
+        let raw = try #require(Data(base64Encoded: String(decoding: sig.dropLast(), as: UTF8.self)))
+        try raw.write(to: scratch.url.appendingPathComponent("sig.bin"))
+        let verified = try CommandRunner.run("/usr/bin/openssl", ["pkeyutl", "-verify", "-pubin", "-inkey", key + ".pub.pem", "-rawin",
+                                                                  "-in", dir + "/catalog.json", "-sigfile", scratch.path("sig.bin")])
+        #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
+
+        // A signed folder is not changed without the key, nor with another key.
+        let before = snapshot(dir)
+        let v11 = try package("v11", version: "1.1", files: ["a.txt": "newer\n"])
+        let unsigned = try publish([v11, "--to", dir])
+        #expect(unsigned.status == 1)
+        #expect(codes(unsigned.json).contains("bad-signature"))
+        #expect(try CommandRunner.pkgtool(["keygen", "--out", scratch.path("other")]).status == 0)
+        #expect(try publish([v11, "--to", dir, "--sign", scratch.path("other.pem")]).status == 1)
+        #expect(snapshot(dir) == before)
+        // Republishing what is there needs no key; with the key, the new catalog is signed.
+        #expect(try publish([v10, "--to", dir]).status == 0)
+        #expect(try publish([v11, "--to", dir, "--sign", key + ".pem"]).status == 0)
+        let catalog = try #require(FileManager.default.contents(atPath: dir + "/catalog.json"))
+        try CatalogVerifyingKey(pem: pub).verify(catalog: catalog, signatureFile: FileManager.default.contents(atPath: dir + "/catalog.json.sig"))
+        // A key file that is not a key: exit 2, nothing written.
+        try scratch.write("garbage.pem", "not a key\n")
+        let garbage = try publish([v11, "--to", scratch.path("pub3"), "--sign", scratch.path("garbage.pem")])
+        #expect(garbage.status == 2)
+        #expect(codes(garbage.json) == ["unreadable-input"])
+        #expect(snapshot(scratch.path("pub3")) == nil)
+    }
+
+    @Test func keygenNeverOverwritesAKey() throws {
+        let name = scratch.path("k")
+        #expect(try CommandRunner.pkgtool(["keygen", "--out", name]).status == 0)
+        let privateKey = try #require(FileManager.default.contents(atPath: name + ".pem"))
+        let again = try CommandRunner.pkgtool(["keygen", "--out", name, "--json"])
+        #expect(again.status == 0)
+        #expect(again.json["status"] as? String == "existing")
+        #expect(FileManager.default.contents(atPath: name + ".pem") == privateKey)
+        // A lost public key is derived again from the private one.
+        let pub = try #require(FileManager.default.contents(atPath: name + ".pub.pem"))
+        try FileManager.default.removeItem(atPath: name + ".pub.pem")
+        #expect(try CommandRunner.pkgtool(["keygen", "--out", name]).status == 0)
+        #expect(FileManager.default.contents(atPath: name + ".pub.pem") == pub)
+        // A public key that belongs to another private key is refused.
+        #expect(try CommandRunner.pkgtool(["keygen", "--out", scratch.path("j")]).status == 0)
+        try FileManager.default.removeItem(atPath: name + ".pub.pem")
+        try FileManager.default.copyItem(atPath: scratch.path("j.pub.pem"), toPath: name + ".pub.pem")
+        let mismatch = try CommandRunner.pkgtool(["keygen", "--out", name, "--json"])
+        #expect(mismatch.status == 1)
+        #expect(codes(mismatch.json) == ["bad-signature"])
+        #expect(FileManager.default.contents(atPath: name + ".pem") == privateKey)
+    }
+
+    @Test(.enabled(if: NginxServer.isAvailable, "nginx is not installed: run `make deps`"))
+    func nginxServesThePublishedFolder() async throws {
+        let dir = scratch.path("pub")
+        let v10 = try package("v10", version: "1.0")
+        let other = try package("other", id: "com.example.other", version: "2.0", zip: true)
+        #expect(try publish([v10, other, "--to", dir]).status == 0)
+        let nginx = try NginxServer(root: dir)
+        defer { nginx.stop() }
+        let transport = URLSessionTransport()
+        let catalogURL = nginx.url("catalog.json")
+        let bytes = try await transport.fetchData(catalogURL, maximumBytes: Int64(Catalog.maximumBytes))
+        #expect(bytes == FileManager.default.contents(atPath: dir + "/catalog.json"))
+        let catalog = try Catalog(data: bytes)
+        var paths: [String] = ["/catalog.json"]
+        for product in catalog.products {
+            for version in product.versions {
+                let url = try #require(version.resolvedURL(relativeTo: catalogURL))
+                let body = try await transport.fetchData(url, maximumBytes: version.size)
+                #expect(Int64(body.count) == version.size)
+                #expect(SHA256.hash(data: body).hexString == version.sha256)
+                paths.append(url.path)
+            }
+        }
+        let log = nginx.log(atLeast: paths.count)
+        #expect(log.map(\.path) == paths)
+        #expect(log.allSatisfy { $0.status == 200 && $0.range == nil })
+        #expect(log.dropFirst().map(\.bodyBytesSent) == catalog.products.flatMap { $0.versions.map { Int($0.size) } })
+    }
+}
