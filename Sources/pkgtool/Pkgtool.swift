@@ -4,7 +4,7 @@ import PkgKitArchive
 
 /// The `pkgtool` command: builds, checks and installs hosted In-App Purchase content packages.
 @main
-struct Pkgtool: ParsableCommand {
+struct Pkgtool: AsyncParsableCommand {
     static let version = "0.1.0"
 
     static let configuration = CommandConfiguration(
@@ -16,13 +16,13 @@ struct Pkgtool: ParsableCommand {
         2 input unreadable or I/O error, 64 wrong usage.
         """,
         version: version,
-        subcommands: [Create.self, Validate.self, Extract.self, Inspect.self, Diff.self, Publish.self, Keygen.self]
+        subcommands: [Create.self, Validate.self, Extract.self, Inspect.self, Diff.self, Publish.self, Sync.self, Keygen.self]
     )
 
-    static func main() {
+    static func main() async {
         MemoryPolicy.apply()
         // zip, tar, flat installer packages and the zip writer come from libarchive.
         LibArchiveSupport.register()
-        main(nil)
+        await main(nil)
     }
 }

@@ -18,7 +18,7 @@ struct DeltaPlan: Sendable {
     var reused: [ArchivePath: ReusedFile] = [:]
     /// Ranges of the package to download (heap data), sorted and merged.
     var fetch: [ByteRange] = []
-    /// Files whose data is fetched.
+    /// Files under `Contents/` whose data is fetched (ContentInfo.plist always is too).
     var fetchedFiles = 0
 
     /// Bytes the ranges cover.
@@ -54,7 +54,7 @@ struct DeltaPlan: Sendable {
             guard let offset = file.offset, offset >= 0, case let (start, overflow) = heapStart.addingReportingOverflow(offset),
                   !overflow, start <= packageSize, length <= packageSize - start else { return nil }
             ranges.append(ByteRange(start: start, end: start + length))
-            plan.fetchedFiles += 1
+            if file.path.isInsideContents { plan.fetchedFiles += 1 }
         }
         plan.fetch = merge(ranges)
         return plan

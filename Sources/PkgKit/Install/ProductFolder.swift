@@ -29,6 +29,10 @@ final class ProductFolder {
     static let oldPrefix = ".old-"
     static let replacingPrefix = ".replacing-"
     static let recordTemporaryPrefix = ".\(ContentInfo.fileName).tmp-"
+    /// A delta update's sparse copy of the package; never resumed, so always a leftover.
+    static let deltaPrefix = ".delta-"
+    /// A full download in progress: kept, and resumed by the next sync.
+    static func downloadName(_ version: String) -> String { ".download-\(version).part" }
 
     /// Opens (and, when `create`, makes) `documents/<id>` and takes its lock, waiting for another
     /// process that holds it; nil when the folder is absent and `create` is false.
@@ -209,7 +213,8 @@ final class ProductFolder {
     }
 
     /// Repairs and removes what an interrupted run left: a version moved aside by a `--force`
-    /// replacement is put back, staging folders and temporary records go, and a version folder
+    /// replacement is put back, staging folders, delta copies and temporary records go (a
+    /// download in progress stays, to be resumed), and a version folder
     /// that equals the current one in number but not in name (left by a run killed between
     /// making `1.0.0` current and removing the `1.0` it replaced) is removed.
     func removeLeftovers() throws {
@@ -226,7 +231,7 @@ final class ProductFolder {
             }
         }
         for name in try listNames(descriptor, path: path)
-        where name.hasPrefix(Self.stagingPrefix) || name.hasPrefix(Self.oldPrefix)
+        where name.hasPrefix(Self.stagingPrefix) || name.hasPrefix(Self.oldPrefix) || name.hasPrefix(Self.deltaPrefix)
             || name.hasPrefix(Self.replacingPrefix) || name.hasPrefix(Self.recordTemporaryPrefix) {
             try remove(name)
         }

@@ -2,20 +2,26 @@ import Foundation
 
 /// A flag that asks long work (reading a package, installing it, downloading) to stop at the next
 /// safe point: set it from a signal handler's queue, a UI, or a `Task` cancellation handler. Work
-/// that sees it cleans up what it started (a staging folder, a partial download is kept for
+/// that sees it cleans up what it started (a staging folder; a partial download is kept for
 /// resuming) and throws ``OperationCancelled``.
 public final class Cancellation: Sendable {
     // A lock, not an atomic: Synchronization's Atomic needs macOS 15 / iOS 18.
     private let state = NSLock()
     // Only read or written under `state`.
     nonisolated(unsafe) private var cancelled = false
+    // Only read or written under `state`.
+    nonisolated(unsafe) private var handlers: [@Sendable () -> Void] = []
 
     /// A flag not yet set.
     public init() {}
 
     /// Asks the work to stop.
     public func cancel() {
-        state.withLock { cancelled = true }
+        let pending = state.withLock { () -> [@Sendable () -> Void] in
+            defer { cancelled = true; handlers = [] }
+            return cancelled ? [] : handlers
+        }
+        pending.forEach { $0() }
     }
 
     /// True once `cancel()` was called.
@@ -24,6 +30,16 @@ public final class Cancellation: Sendable {
     /// Throws ``OperationCancelled`` when the flag is set.
     public func check() throws {
         if isCancelled { throw OperationCancelled() }
+    }
+
+    /// Calls `action` once when the flag is set (at once if it already is): how async work, which
+    /// watches `Task` cancellation, hears of this flag.
+    public func whenCancelled(_ action: @escaping @Sendable () -> Void) {
+        let now = state.withLock { () -> Bool in
+            if !cancelled { handlers.append(action) }
+            return cancelled
+        }
+        if now { action() }
     }
 }
 

@@ -1,0 +1,130 @@
+import Foundation
+
+/// The download half of a delta update: fetches a package's header and table of contents with a
+/// Range request, checks them against the catalog's `tocSHA256`, plans what the installed
+/// version already holds (`DeltaPlan`), and fetches only the heap ranges of what changed, one
+/// request per merged range, into a `SparseCopy`. The install half is the installer's, reading
+/// that copy through `DeltaReader`.
+struct DeltaDownload: Sendable {
+    /// The package's URL and its catalog entry.
+    var url: URL
+    var entry: CatalogVersion
+    var transport: any HTTPTransport
+    var retryPolicy: RetryPolicy
+
+    /// How much of the header and TOC the first request asks for: most TOCs fit.
+    static let firstRequestBytes: Int64 = 64 << 10
+    /// A delta fetching more than this share of the package is not worth its requests.
+    static let worthwhileShare = 0.5
+
+    /// What the download part found.
+    enum Outcome: Sendable {
+        /// The ranges are in the copy; these files come from the installed version.
+        case ready(reused: [ArchivePath: ReusedFile], fetchedFiles: Int)
+        /// The server answered a Range request with the whole file (200): download it whole.
+        case rangesIgnored
+        /// A delta does not apply (not a xar pkgtool reads itself, or most of it changed).
+        case notApplicable(String)
+    }
+
+    /// The server sent the whole file for a Range request.
+    private struct RangesIgnored: Error {}
+
+    /// Runs the download part into `copy`, planning against the installed version folder
+    /// `version` of `product`. `received` counts every byte that arrives.
+    func run(into copy: SparseCopy, product: ProductFolder, installedVersion version: String,
+             received: ByteCounter, progress: (@Sendable (Int64, Int64) -> Void)?) async throws -> Outcome {
+        guard let tocSHA256 = entry.tocSHA256 else { return .notApplicable("the catalog gives no tocSHA256") }
+        do {
+            // The header and (most likely) the whole TOC and its checksum in one request.
+            var fetchedEnd = min(entry.size, Self.firstRequestBytes)
+            try await fetch(.init(start: 0, end: fetchedEnd), into: copy, received: received)
+            let header = try copy.read(28, at: 0)
+            guard header.count == 28, header.starts(with: Array("xar!".utf8)), header[4] == 0, header[5] == 28 else {
+                return .notApplicable("not a xar package pkgtool reads itself")
+            }
+            let tocLength = header[8..<16].reduce(Int64(0)) { $0 << 8 | Int64($1) }
+            guard tocLength > 0, tocLength < entry.size - 28 else { return .notApplicable("the header's TOC length does not fit the package") }
+            let tocEnd = 28 + tocLength
+            // The TOC's own checksum follows it in every xar writer's output (heap offset 0).
+            let wanted = min(entry.size, tocEnd + 64)
+            if wanted > fetchedEnd {
+                try await fetch(.init(start: fetchedEnd, end: wanted), into: copy, received: received)
+                fetchedEnd = wanted
+            }
+            let digest = try copy.sha256(ofFirst: tocEnd)
+            guard digest == tocSHA256.lowercased() else {
+                throw DownloadError.checksumMismatch(url: url.absoluteString + " (header and table of contents)", expected: tocSHA256, actual: digest)
+            }
+            guard let (toc, wantedFiles) = DeltaPlan.wantedFiles(inTOCOf: copy.path) else {
+                return .notApplicable("its table of contents does not parse")
+            }
+            var ranges: [DeltaPlan.ByteRange] = []
+            if let offset = toc.checksumOffset, let size = toc.checksumSize, offset >= 0, size > 0, size <= 64,
+               case let (start, overflow) = toc.heapStart.addingReportingOverflow(offset), !overflow,
+               start + size <= entry.size, start + size > fetchedEnd {
+                ranges.append(.init(start: start, end: start + size))
+            }
+            let sizes = DeltaPlan.sizes(of: wantedFiles)
+            let installed = try InstalledTree.scan(product, version: version) { sizes.contains($0) }
+            guard let plan = DeltaPlan.make(wanted: wantedFiles, heapStart: toc.heapStart, packageSize: entry.size,
+                                            installed: installed, version: version) else {
+                return .notApplicable("a file's data lies outside the package")
+            }
+            ranges = DeltaPlan.merge(ranges + plan.fetch.compactMap { range in
+                // What the first requests already brought is not fetched again.
+                range.end <= fetchedEnd ? nil : .init(start: max(range.start, fetchedEnd), end: range.end)
+            })
+            let planned = ranges.reduce(Int64(0)) { $0 + $1.count }
+            guard Double(planned) <= Double(entry.size) * Self.worthwhileShare else {
+                return .notApplicable("most of the package changed")
+            }
+            let base = received.value
+            for range in ranges {
+                try await fetch(range, into: copy, received: received) { progress?(received.value - base, planned) }
+            }
+            return .ready(reused: plan.reused, fetchedFiles: plan.fetchedFiles)
+        } catch is RangesIgnored {
+            return .rangesIgnored
+        }
+    }
+
+    /// Fetches `range` into the copy, resuming within the range after a transient failure.
+    private func fetch(_ range: DeltaPlan.ByteRange, into copy: SparseCopy, received: ByteCounter,
+                       advanced: (@Sendable () -> Void)? = nil) async throws {
+        let position = ByteCounter(range.start)
+        let link = url.absoluteString, total = entry.size
+        try await retryPolicy.run { _, madeProgress in
+            let start = position.value
+            guard start < range.end else { return }
+            defer { madeProgress = position.value > start }
+            let request = HTTPRequest(url: url, range: ByteRange(first: start, last: range.end - 1), maximumBodyBytes: range.end - start)
+            _ = try await transport.get(request, onResponse: { head in
+                guard head.statusCode == 206 else { throw RangesIgnored() }
+                guard let sent = head.contentRange, sent.first == start, sent.last == range.end - 1, sent.total == nil || sent.total == total else {
+                    throw DownloadError.sizeMismatch(url: link, "asked for bytes \(start)-\(range.end - 1) of \(total), the server sent something else")
+                }
+            }, onBody: { chunk in
+                try copy.write(chunk, at: position.value)
+                position.add(Int64(chunk.count))
+                received.add(Int64(chunk.count))
+                advanced?()
+            })
+            if position.value < range.end {
+                throw TransportError.connectionLost(url: link, "the range ended at byte \(position.value), before \(range.end)")
+            }
+        }
+    }
+}
+
+/// A byte count shared with the transport's thread.
+// Unchecked: `count` is only touched under `lock`.
+final class ByteCounter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var count: Int64
+
+    init(_ start: Int64 = 0) { count = start }
+
+    func add(_ bytes: Int64) { lock.withLock { count += bytes } }
+    var value: Int64 { lock.withLock { count } }
+}

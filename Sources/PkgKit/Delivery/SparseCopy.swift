@@ -1,0 +1,74 @@
+import Crypto
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A local copy of a package that holds only some of its byte ranges (the rest reads as zeros):
+/// where a delta update puts the header, the TOC and the heap ranges it fetches. Written from the
+/// transport's thread, one chunk at a time.
+// Unchecked: the descriptor is only written through under `lock`, and closed once, under it.
+final class SparseCopy: @unchecked Sendable {
+    /// Its path, for messages.
+    let path: String
+    private let lock = NSLock()
+    private var descriptor: Int32
+
+    /// Creates (or empties) `name` in `folder`, `size` bytes long and all holes.
+    init(folder: Int32, name: String, path: String, size: Int64) throws {
+        self.path = path
+        descriptor = openat(folder, name, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        guard descriptor >= 0 else { throw DownloadError.io(path: path, "cannot create the delta file: \(errnoText())") }
+        guard ftruncate(descriptor, off_t(size)) == 0 else {
+            let message = errnoText()
+            close(descriptor)
+            throw DownloadError.io(path: path, "cannot size the delta file: \(message)")
+        }
+    }
+
+    deinit { close(descriptor) }
+
+    /// Writes `chunk` at `offset`.
+    func write(_ chunk: Data, at offset: Int64) throws {
+        try lock.withLock {
+            let ok = chunk.withUnsafeBytes { bytes -> Bool in
+                var done = 0
+                while done < bytes.count {
+                    let count = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+                    if count < 0 {
+                        if errno == EINTR { continue }
+                        return false
+                    }
+                    done += count
+                }
+                return true
+            }
+            guard ok else { throw DownloadError.io(path: path, "cannot write: \(errnoText())") }
+        }
+    }
+
+    /// `count` bytes at `offset` (fewer at the end of the file).
+    func read(_ count: Int, at offset: Int64) throws -> [UInt8] {
+        try lock.withLock {
+            var bytes = [UInt8](repeating: 0, count: count)
+            let got = bytes.withUnsafeMutableBytes { readFully(descriptor, $0, at: offset) }
+            guard got >= 0 else { throw DownloadError.io(path: path, errnoText()) }
+            return Array(bytes[0..<got])
+        }
+    }
+
+    /// The sha256 of bytes `0 ..< count`, read back streaming.
+    func sha256(ofFirst count: Int64) throws -> String {
+        var hasher = SHA256()
+        var done: Int64 = 0
+        while done < count {
+            let chunk = try read(Int(min(1 << 20, count - done)), at: done)
+            guard !chunk.isEmpty else { break }
+            hasher.update(data: chunk)
+            done += Int64(chunk.count)
+        }
+        return hasher.finalize().hexString
+    }
+}

@@ -1,0 +1,140 @@
+import ArgumentParser
+import Foundation
+import PkgKit
+
+extension Pkgtool {
+    /// `pkgtool sync`: a Documents folder brought up to date from a published catalog.
+    struct Sync: AsyncParsableCommand {
+        static let configuration = CommandConfiguration(
+            abstract: "Bring a Documents folder up to date from a published catalog, downloading only what changed.",
+            discussion: """
+            SOURCE is the catalog's URL (http://, https://) or a published folder or catalog.json path. Each \
+            --product, or without any every product already installed in DIR, is brought to the catalog's \
+            latest version and installed exactly as extract installs (layout, record, lock, atomicity, --keep); \
+            sync never downgrades. Everything is verified before it is used: the catalog's signature with \
+            --trust, each package against its catalog entry, and every rule. Downloads resume from \
+            DIR/<id>/.download-<version>.part; with a version installed and a server that answers Range \
+            requests, only the files that changed are fetched (--no-delta: whole packages). \
+            Exit 0 installed or unchanged, 1 refused, 2 could not be done.
+            """)
+
+        @Argument(help: "The catalog: its URL, or a published folder or catalog.json path.")
+        var source: String
+
+        @Option(name: .customLong("documents"), help: ArgumentHelp("The Documents folder to install into.", valueName: "DIR"))
+        var documents: String
+
+        @Option(name: .customLong("product"), help: ArgumentHelp("A product to install or update (repeatable). Default: every installed product.", valueName: "ID"))
+        var products: [String] = []
+
+        @Option(help: ArgumentHelp("Refuse a catalog whose signature does not verify with this Ed25519 public key (PEM).", valueName: "KEY.pub.pem"))
+        var trust: String?
+
+        @Option(help: ArgumentHelp("Afterwards keep the current version plus the newest N − 1 others (N ≥ 1). Default: keep all.", valueName: "N"))
+        var keep: Int?
+
+        @Flag(name: .customLong("no-delta"), help: "Always download whole packages.")
+        var noDelta = false
+
+        @OptionGroup var limit: LimitOptions
+        @OptionGroup var outputOptions: OutputOptions
+
+        func validate() throws {
+            if let keep, keep < 1 { throw ValidationError("--keep must be at least 1") }
+        }
+
+        func run() async throws {
+            let catalogURL: URL
+            do {
+                catalogURL = try CatalogLocation.url(for: source)
+            } catch {
+                throw ValidationError(error.description)
+            }
+            var trustedKey: CatalogVerifyingKey?
+            if let trust {
+                do {
+                    trustedKey = try CatalogVerifyingKey(pem: String(contentsOfFile: trust, encoding: .utf8))
+                } catch let error as KeyError {
+                    try finish(refusal(Diagnostic(.badSignature, path: trust, "\(trust): not a usable public key (\(error.reason)): nothing was downloaded")))
+                } catch {
+                    try finish(refusal(Diagnostic(.unreadableInput, path: trust, "\(trust): cannot read the trusted key")))
+                }
+            }
+            Interruption.install()
+            let options = SyncClient.Options(products: products, trustedKey: trustedKey, keep: keep, limits: limit.limits,
+                                             delta: !noDelta, cancellation: Interruption.cancellation)
+            let bar = ProgressBar(enabled: !outputOptions.json && !outputOptions.quiet)
+            let report: SyncReport
+            do {
+                report = try await SyncClient(catalogURL: catalogURL, documents: documents).sync(options) { step in
+                    if step.phase == .downloading { bar.update(step.done, of: step.total) }
+                }
+                bar.finish()
+            } catch is OperationCancelled {
+                bar.finish()
+                Console.err("sync: interrupted; the previous versions stay current (a download in progress resumes next time)")
+                throw Interruption.exitCode
+            }
+            try finish(report)
+        }
+
+        /// A report for a refusal before anything was fetched: every requested product refused.
+        private func refusal(_ diagnostic: Diagnostic) -> SyncReport {
+            let status: SyncStatus = diagnostic.code == .unreadableInput ? .failed : .refused
+            return SyncReport(products: products.map { ProductSyncResult(productIdentifier: $0, status: status, diagnostics: [diagnostic]) },
+                              diagnostics: [diagnostic])
+        }
+
+        /// Prints the report and exits with its status.
+        private func finish(_ report: SyncReport) throws -> Never {
+            if outputOptions.json {
+                Console.json(report)
+            } else {
+                var shown = Set<Diagnostic>()
+                for diagnostic in report.diagnostics + report.products.flatMap(\.diagnostics) where shown.insert(diagnostic).inserted {
+                    Console.print([diagnostic], quiet: outputOptions.quiet)
+                }
+                if !outputOptions.quiet {
+                    for product in report.products { Console.out(line(for: product)) }
+                    if report.products.isEmpty && report.diagnostics.isEmpty {
+                        Console.out("nothing to sync: no product is installed in \(documents) (name one with --product)")
+                    }
+                }
+            }
+            throw ExitCode(report.exitCode)
+        }
+
+        /// `installed com.x 1.1 (was 1.0, delta: 3 files, 41 kB downloaded)`.
+        private func line(for product: ProductSyncResult) -> String {
+            let id = product.productIdentifier, version = product.contentVersion ?? "?"
+            switch product.status {
+            case .installed:
+                var details: [String] = []
+                if let previous = product.previousVersion { details.append("was \(previous)") }
+                let bytes = "\(Self.bytes(product.bytesDownloaded)) downloaded"
+                if product.delta, let files = product.filesDownloaded {
+                    details.append("delta: \(files) \(files == 1 ? "file" : "files"), \(bytes)")
+                } else {
+                    details.append(bytes)
+                }
+                return "installed \(id) \(version) (\(details.joined(separator: ", ")))"
+            case .unchanged:
+                return "unchanged \(id) \(product.previousVersion ?? version)"
+            case .refused:
+                return "refused \(id)\(product.contentVersion.map { " " + $0 } ?? ""): nothing installed"
+            case .failed:
+                return "failed \(id)\(product.contentVersion.map { " " + $0 } ?? ""): nothing installed; run sync again"
+            }
+        }
+
+        /// Sizes as people read them: `512 B`, `41 kB`, `3.2 MB`, `1.50 GB`.
+        static func bytes(_ count: Int64) -> String {
+            switch count {
+            case ..<1000: return "\(count) B"
+            case ..<1_000_000: return "\(Int((Double(count) / 1000).rounded())) kB"
+            case ..<1_000_000_000: return String(format: "%.1f MB", Double(count) / 1e6)
+            default: return String(format: "%.2f GB", Double(count) / 1e9)
+            }
+        }
+    }
+}
