@@ -321,7 +321,8 @@ enum Make {
     }()
 
     @Test func everyCodeHasATriggerAndANearMiss() {
-        for code in DiagnosticCode.allCases {
+        // Failures of the input or the output, not of a package: the end-to-end tests cover them.
+        for code in DiagnosticCode.allCases where ![.unreadableInput, .ioError].contains(code) {
             #expect(Self.cases.contains { $0.code == code && $0.triggers }, "no package triggers \(code.rawValue)")
             #expect(Self.cases.contains { $0.code == code && !$0.triggers }, "no near miss for \(code.rawValue)")
         }

@@ -27,6 +27,10 @@ public enum DiagnosticCode: String, Codable, Sendable, CaseIterable {
     case junkFile = "junk-file"
     case contentUnchanged = "content-unchanged"
     case unknownKey = "unknown-key"
+    /// The path or URL does not exist or cannot be read (exit 2).
+    case unreadableInput = "unreadable-input"
+    /// Writing failed: the output or the Documents folder cannot be written, the disk is full (exit 2).
+    case ioError = "io-error"
 
     /// The severity SPEC section 2 gives this code.
     public var defaultSeverity: Severity {
