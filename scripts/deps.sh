@@ -9,7 +9,7 @@ set -euo pipefail
 
 # nginx and openssl are for the tests: delivery tests serve published folders with nginx
 # (started by the tests themselves) and check signatures with openssl.
-DEBIAN_PACKAGES=(libarchive-dev libxml2-dev zlib1g-dev libarchive-tools pkg-config python3 nginx openssl)
+DEBIAN_PACKAGES=(libarchive-dev libxml2-dev zlib1g-dev libarchive-tools zip pkg-config python3 nginx openssl)
 PKG_CONFIG_MODULES=(libarchive libxml-2.0 zlib)
 
 if command -v dpkg-query >/dev/null 2>&1; then

@@ -20,7 +20,9 @@ import TestSupport
         // negative and trap. libarchive reads the TOC to its zlib end and accepts the package.
         "xar-huge-toc-length.pkg": [],
         "xar-mangled.pkg": [.unreadableArchive],
-        "zip-mangled-names.pkg": [.checksumMismatch, .duplicateEntry, .invalidContentInfo, .missingContents, .outsideContents, .unsafePath],
+        // The fuzzer cut off its central directory: a zip that is not whole is refused before
+        // libarchive reads its local headers (issue 12).
+        "zip-mangled-names.pkg": [.unreadableArchive],
     ]
 
     /// Every kept input through the fuzzer's own harness (`pkgfuzz` replays without libFuzzer),

@@ -30,6 +30,27 @@ public enum CommandRunner {
         try run(pkgtool, arguments, in: directory, environment: environment)
     }
 
+    /// `pkgtool` for async tests: the child is waited for on a Dispatch thread rather than on one
+    /// of the few threads Swift concurrency runs every test on, so that end-to-end tests do not
+    /// starve the in-process tests that have time limits.
+    @discardableResult
+    public static func pkgtool(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) async throws -> CommandResult {
+        try await offThePool { try pkgtool(arguments, in: directory, environment: environment) }
+    }
+
+    /// `shell` for async tests, waited for off the concurrency pool as `pkgtool` is.
+    @discardableResult
+    public static func shell(_ command: String, in directory: URL? = nil) async throws -> CommandResult {
+        try await offThePool { try shell(command, in: directory) }
+    }
+
+    /// Runs `body`, which blocks, on a Dispatch thread.
+    private static func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
+        }
+    }
+
     /// Runs any program.
     @discardableResult
     public static func run(_ program: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> CommandResult {

@@ -5,19 +5,19 @@ import TestSupport
 
 /// `pkgtool create` end to end: every flag, exit codes and the JSON shape.
 @Suite struct CreateCommandTests {
-    @Test func structuredSourceMakesPackageNamedAfterProduct() throws {
+    @Test func structuredSourceMakesPackageNamedAfterProductAndVersion() throws {
         let scratch = try Scratch()
         let source = try scratch.content("src", id: "com.example.book.ch1", files: ["chapter.txt": "Once upon a time\n", "art/pic.bin": "pixels"])
         let result = try CommandRunner.pkgtool(["create", source, "--json"], in: scratch.url)
         #expect(result.status == 0, "\(result.stderr)")
         let json = result.json
-        #expect(json["output"] as? String == "./com.example.book.ch1.pkg")
+        #expect(json["output"] as? String == "./com.example.book.ch1-1.0.pkg")
         #expect(json["productIdentifier"] as? String == "com.example.book.ch1")
         #expect(json["contentVersion"] as? String == "1.0")
         #expect(json["fileCount"] as? Int == 2)
         #expect(json["payloadBytes"] as? Int == 23)
         #expect(json["format"] as? String == "xar")
-        let bytes = try scratch.read("com.example.book.ch1.pkg")
+        let bytes = try scratch.read("com.example.book.ch1-1.0.pkg")
         #expect(json["archiveBytes"] as? Int == bytes.count)
         #expect(json["sha256"] as? String == SHA256.hash(data: bytes).map { String(format: "%02x", $0) }.joined())
         for key in ["output", "format", "productIdentifier", "contentVersion", "fileCount", "payloadBytes", "archiveBytes", "sha256", "skipped", "diagnostics"] {
@@ -45,7 +45,7 @@ import TestSupport
         let result = try CommandRunner.pkgtool(["create", scratch.path("plain"), "--plist", scratch.path("info.plist"), "--json"], in: scratch.url)
         #expect(result.status == 0, "\(result.stderr)")
         #expect(result.json["productIdentifier"] as? String == "com.example.fromflag")
-        #expect(FileManager.default.fileExists(atPath: scratch.path("com.example.fromflag.pkg")))
+        #expect(FileManager.default.fileExists(atPath: scratch.path("com.example.fromflag-3.1.pkg")))
     }
 
     @Test func disagreeingFlagsAreErrorsNamingBothValues() throws {

@@ -122,7 +122,7 @@ private func json(_ text: String) -> [String: Any] {
         try Data("not a folder".utf8).write(to: URL(fileURLWithPath: s.documents + "/com.example.book"))
         let result = try CommandRunner.pkgtool(["extract", pkg, "--documents", s.documents])
         #expect(result.status == 2)
-        #expect(result.stderr.contains("error:"))
+        #expect(result.stderr.contains("error[io-error]"))
         #expect(FileManager.default.contents(atPath: s.documents + "/com.example.book") == Data("not a folder".utf8))
     }
 

@@ -16,7 +16,7 @@ import TestSupport
         #expect(lines.contains("error[outside-contents] README: only ContentInfo.plist and Contents/ may be at the package root: move this into Contents/ or remove it"))
         #expect(lines.contains { $0.hasPrefix("warning[junk-file] Contents/.DS_Store: ") })
         #expect(result.stdout.contains("INVALID"))
-        #expect(result.stdout.contains("1 errors, 1 warnings"))
+        #expect(result.stdout.contains("1 error, 1 warning"))
     }
 
     @Test func jsonShapeAndStrict() throws {

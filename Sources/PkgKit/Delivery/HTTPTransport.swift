@@ -150,6 +150,8 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The failure in words, with its URL.
     public var description: String {
         switch self {
+        case .status(404, let url) where url.hasPrefix("file://"):
+            return "\(URL(string: url)?.path ?? url): no such file"
         case .status(let code, let url): return "\(url): the server answered HTTP \(code)"
         case .connectionLost(let url, let detail): return "\(url): the connection was lost (\(detail))"
         case .timedOut(let url): return "\(url): no data arrived for too long (timed out)"

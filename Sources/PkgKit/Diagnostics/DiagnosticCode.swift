@@ -36,8 +36,11 @@ public enum DiagnosticCode: String, Codable, Sendable, CaseIterable {
     /// A catalog that is not valid JSON of the catalog's shape.
     case invalidCatalog = "invalid-catalog"
 
-    /// The codes no package rule produces: they judge inputs, catalogs and signatures.
-    public static let notFromRules: Set<DiagnosticCode> = [.unreadableInput, .unknownProduct, .badSignature, .invalidCatalog]
+    /// Writing failed: the output or the Documents folder cannot be written, the disk is full (exit 2).
+    case ioError = "io-error"
+
+    /// The codes no package rule produces: they judge inputs, outputs, catalogs and signatures.
+    public static let notFromRules: Set<DiagnosticCode> = [.unreadableInput, .ioError, .unknownProduct, .badSignature, .invalidCatalog]
 
     /// The severity SPEC section 2 gives this code.
     public var defaultSeverity: Severity {

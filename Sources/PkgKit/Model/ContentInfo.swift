@@ -85,6 +85,17 @@ public struct ParsedContentInfo: Sendable, Equatable {
         return first == UInt8(ascii: "<") && XMLWellFormedness.isWellFormed(data)
     }
 
+    /// The missing known key that `unknown` is a near miss of (`IAPProductionIdentifier` for
+    /// `IAPProductIdentifier`), if any.
+    public func intendedKey(for unknown: String) -> String? {
+        NearestName.suggestion(for: unknown, among: missingKeys)
+    }
+
+    /// The unknown key that is a near miss of the missing `key`, if any.
+    public func misspelling(of key: String) -> String? {
+        unknownKeys.first { intendedKey(for: $0) == key }
+    }
+
     /// The two keys when both are present as strings.
     public var contentInfo: ContentInfo? {
         guard let contentVersion, let productIdentifier else { return nil }

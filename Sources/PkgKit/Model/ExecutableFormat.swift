@@ -7,6 +7,18 @@ public enum ExecutableFormat: String, Sendable, Codable {
     case arArchive = "ar static library"
     case script = "script (#!)"
 
+    /// What the file is, in words that fit "this file is …".
+    public var phrase: String {
+        switch self {
+        case .machO: return "Mach-O machine code"
+        case .universalMachO: return "a universal Mach-O binary"
+        case .elf: return "ELF machine code"
+        case .pe: return "a Windows (PE) executable"
+        case .arArchive: return "an ar static library"
+        case .script: return "a script (it starts with #!)"
+        }
+    }
+
     /// How many leading bytes `detect` looks at: enough to reach a PE header at any usual offset.
     public static let headBytes = 64 * 1024
 

@@ -2,7 +2,8 @@
 public struct CreateRequest: Sendable {
     /// The source folder.
     public var source: String
-    /// The output path; default `./<IAPProductIdentifier>.pkg`.
+    /// The output path; default `./<IAPProductIdentifier>-<ContentVersion>.pkg`. An existing folder
+    /// (or a path ending in `/`) receives the default name inside it.
     public var output: String?
     /// A ContentInfo.plist from elsewhere.
     public var plist: String?
@@ -49,6 +50,26 @@ public struct CreateResult: Sendable, Codable {
     public var skipped: [String]
     public var diagnostics: [Diagnostic]
 
+    /// The result of a run that failed before it could judge the source: nothing written.
+    public init(failed format: OutputFormat, diagnostics: [Diagnostic]) {
+        self.init(output: nil, format: format, productIdentifier: nil, contentVersion: nil, fileCount: 0, payloadBytes: 0,
+                  archiveBytes: nil, sha256: nil, skipped: [], diagnostics: diagnostics)
+    }
+
+    init(output: String?, format: OutputFormat, productIdentifier: String?, contentVersion: String?, fileCount: Int,
+         payloadBytes: Int64, archiveBytes: Int64?, sha256: String?, skipped: [String], diagnostics: [Diagnostic]) {
+        self.output = output
+        self.format = format
+        self.productIdentifier = productIdentifier
+        self.contentVersion = contentVersion
+        self.fileCount = fileCount
+        self.payloadBytes = payloadBytes
+        self.archiveBytes = archiveBytes
+        self.sha256 = sha256
+        self.skipped = skipped
+        self.diagnostics = diagnostics
+    }
+
     enum CodingKeys: String, CodingKey {
         case output, format, productIdentifier, contentVersion, fileCount, payloadBytes, archiveBytes, sha256, skipped, diagnostics
     }
@@ -68,8 +89,25 @@ public struct CreateResult: Sendable, Codable {
     }
 }
 
-/// Why `create` could not run at all (exit 2), as opposed to refusing an invalid source (exit 1).
+/// Why `create` could not run at all, as opposed to refusing an invalid source (exit 1).
 public struct CreateFailure: Error, Sendable {
+    /// What kind of failure it is: it decides the exit status.
+    public enum Kind: Sendable {
+        /// An input (the source, `--plist`, `--previous`) is missing or cannot be read (exit 2).
+        case unreadableInput
+        /// The output cannot be written (exit 2).
+        case io
+        /// The request itself is wrong (exit 64): the source is a file, `--bump` has no version to
+        /// start from, the output is the `--previous` package.
+        case usage
+    }
+
+    public var kind: Kind
     /// What went wrong, with the path concerned.
     public var message: String
+
+    public init(_ kind: Kind, _ message: String) {
+        self.kind = kind
+        self.message = message
+    }
 }

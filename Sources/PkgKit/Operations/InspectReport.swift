@@ -23,6 +23,8 @@ public struct InspectReport: Sendable, Codable {
 
     public var path: String
     public var format: PackageFormat?
+    /// The one folder the package comes wrapped in (SPEC section 1), nil when it has none.
+    public var wrapper: String?
     public var productIdentifier: String?
     public var contentVersion: String?
     /// `zlib`, `stored`, `mixed` (xar); the container's filter otherwise.
@@ -34,11 +36,61 @@ public struct InspectReport: Sendable, Codable {
     public var archiveBytes: Int64?
     /// Every entry, with `--files`.
     public var files: [File]?
+    /// Why the container could not be read whole (`unreadable-archive`, `checksum-mismatch`):
+    /// any error here makes `inspect` exit 1.
+    public var diagnostics: [Diagnostic] = []
+
+    init(path: String, format: PackageFormat?, productIdentifier: String?, contentVersion: String?, compression: String?,
+         checksum: String?, fileCount: Int, payloadBytes: Int64, archiveBytes: Int64?) {
+        self.path = path
+        self.format = format
+        self.productIdentifier = productIdentifier
+        self.contentVersion = contentVersion
+        self.compression = compression
+        self.checksum = checksum
+        self.fileCount = fileCount
+        self.payloadBytes = payloadBytes
+        self.archiveBytes = archiveBytes
+    }
+
+    /// The report for a path that could not be read at all.
+    public init(path: String, diagnostics: [Diagnostic]) {
+        self.init(path: path, format: nil, productIdentifier: nil, contentVersion: nil, compression: nil, checksum: nil,
+                  fileCount: 0, payloadBytes: 0, archiveBytes: nil)
+        self.diagnostics = diagnostics
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case path, format, wrapper, productIdentifier, contentVersion, compression, checksum, fileCount, payloadBytes,
+             archiveBytes, files, diagnostics
+    }
+
+    public func encode(to encoder: Encoder) throws {
+        // Absent values are `null`, never a missing key.
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(path, forKey: .path)
+        try c.encode(format, forKey: .format)
+        try c.encode(wrapper, forKey: .wrapper)
+        try c.encode(productIdentifier, forKey: .productIdentifier)
+        try c.encode(contentVersion, forKey: .contentVersion)
+        try c.encode(compression, forKey: .compression)
+        try c.encode(checksum, forKey: .checksum)
+        try c.encode(fileCount, forKey: .fileCount)
+        try c.encode(payloadBytes, forKey: .payloadBytes)
+        try c.encode(archiveBytes, forKey: .archiveBytes)
+        try c.encode(files, forKey: .files)
+        try c.encode(diagnostics, forKey: .diagnostics)
+    }
+
+    /// True when the container could not be read whole.
+    public var isWhole: Bool { !diagnostics.failing() }
 
     /// Reads `path`. A xar content package is described from its table of contents alone, as
     /// `bsdtar -t` would list it (its data is not read, so nothing is verified: that is
     /// `validate`'s work); other packages are scanned, headers only unless `withFiles` asks for
     /// every file's sha1.
+    /// Either way the container must be whole: a xar whose heap is shorter than its TOC declares,
+    /// a zip without its central directory, or bytes that are no archive are `unreadable-archive`.
     public static func make(_ path: String, limits: PackageLimits = PackageLimits(), withFiles: Bool) throws -> InspectReport {
         if let report = fromXarTableOfContents(path, withFiles: withFiles) { return report }
         var opened = try PackageOpener.open(path, limits: limits)
@@ -48,24 +100,42 @@ public struct InspectReport: Sendable, Codable {
         var report = InspectReport(path: path, format: facts.format, productIdentifier: info?.productIdentifier,
                                    contentVersion: info?.contentVersion, compression: nil, checksum: nil,
                                    fileCount: facts.fileCount, payloadBytes: facts.payloadBytes, archiveBytes: facts.archiveBytes)
+        report.wrapper = facts.wrapper
+        report.diagnostics = facts.readFailures
+        if facts.format == .xar || facts.format == .flatPackage, report.isWhole, let problem = ContainerExtent.xarProblem(path) {
+            report.diagnostics.append(Diagnostic(.unreadableArchive, path: nil, problem))
+        }
         switch facts.format {
         case .xar, .flatPackage:
-            report.compression = facts.format == .flatPackage ? "gzip (cpio payload)" : nil
-            report.checksum = XarTableOfContents.read(path)?.checksumStyle
+            var encodings: Set<String> = []
+            let toc = XarTableOfContents.read(path, keepEntries: false) { entry in
+                if entry.type == "file" && (entry.length ?? 0) > 0 { encodings.insert(entry.encoding ?? "application/octet-stream") }
+            }
+            report.compression = facts.format == .flatPackage ? "gzip (cpio payload)" : compression(encodings)
+            report.checksum = toc?.checksumStyle
         case .zip:
             report.compression = "zip"
             report.checksum = "crc32"
         case .tar:
             report.compression = "tar"
             report.checksum = "none"
-        case .folder, nil:
+        case .folder:
             report.compression = "none"
             report.checksum = "none"
+        case nil:
+            break
         }
         if withFiles {
             report.files = facts.entries.map { File(path: $0.path.string, type: $0.kind, size: $0.size, storedSize: nil, sha1: $0.sha1) }
         }
         return report
+    }
+
+    /// A xar's compression in words, from the encodings of its stored data: `zlib`, `stored`,
+    /// or `mixed (…)`.
+    static func compression(_ encodings: Set<String>) -> String {
+        let names = encodings.map { $0 == "application/x-gzip" ? "zlib" : $0 == "application/octet-stream" ? "stored" : $0 }.sorted()
+        return names.count > 1 ? "mixed (" + names.joined(separator: ", ") + ")" : names.first ?? "stored"
     }
 
     /// The sha1 of no bytes, which xar writers leave out of the TOC for empty files.
@@ -81,7 +151,9 @@ public struct InspectReport: Sendable, Codable {
         var payloadBytes: Int64 = 0
         var encodings: Set<String> = []
         var missingDigest = false
+        var heap = ContainerExtent.XarHeap()
         guard let toc = XarTableOfContents.read(path, keepEntries: withFiles, visit: { entry in
+            heap.include(entry)
             // Folders close after their contents, so the first entry seen lies inside (or is) the
             // first member; its top-level name is what tells an installer package.
             if first == nil { first = entry.path }
@@ -94,7 +166,10 @@ public struct InspectReport: Sendable, Codable {
             }
             if (entry.length ?? 0) > 0 { encodings.insert(entry.encoding ?? "application/octet-stream") }
             if (entry.size ?? 0) > 0 && (entry.extractedStyle?.lowercased() != "sha1" || entry.extractedChecksum == nil) { missingDigest = true }
-        }), let top = first, !InstallerPackageLayout.startsInstallerPackage(ArchivePath(top)) else { return nil }
+        }), let top = first.map({ ArchivePath($0).topLevel }),
+              // An installer package, or a content package wrapped in a folder (or with a stray
+              // first member), is read through the opener.
+              top == ContentInfo.fileName || top == "Contents" else { return nil }
         if withFiles && missingDigest { return nil }
         var info: ParsedContentInfo?
         if let plist {
@@ -103,11 +178,12 @@ public struct InspectReport: Sendable, Codable {
         }
         var archiveBytes: Int64?
         if let attributes = try? FileManager.default.attributesOfItem(atPath: path) { archiveBytes = (attributes[.size] as? NSNumber)?.int64Value }
-        let names = encodings.map { $0 == "application/x-gzip" ? "zlib" : $0 == "application/octet-stream" ? "stored" : $0 }.sorted()
+        let truncation = archiveBytes.flatMap { heap.problem(toc: toc, fileSize: $0) }
         var report = InspectReport(path: path, format: .xar, productIdentifier: info?.productIdentifier, contentVersion: info?.contentVersion,
-                                   compression: names.count > 1 ? "mixed (" + names.joined(separator: ", ") + ")" : names.first ?? "stored",
+                                   compression: compression(encodings),
                                    checksum: toc.checksumStyle, fileCount: fileCount,
                                    payloadBytes: payloadBytes, archiveBytes: archiveBytes)
+        if let truncation { report.diagnostics.append(Diagnostic(.unreadableArchive, path: nil, truncation)) }
         if withFiles {
             report.files = toc.entries.map { entry in
                 let kind = EntryKind(xarType: entry.type)

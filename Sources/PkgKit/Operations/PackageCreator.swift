@@ -4,25 +4,29 @@ import Foundation
 /// every rule, and only then writes the package, atomically.
 public enum PackageCreator {
     /// Runs `request`. Returns the result with diagnostics; `output` is nil when errors stopped
-    /// it, and then nothing was written. Throws `CreateFailure` when input cannot be read or the
-    /// output cannot be written.
+    /// it, and then nothing was written. Throws `CreateFailure` when input cannot be read, the
+    /// output cannot be written, or the request itself is wrong.
     public static func create(_ request: CreateRequest, progress: ((Int64, Int64) -> Void)? = nil) throws -> CreateResult {
         do {
             return try run(request, progress: progress)
         } catch let error as ReadError {
-            throw CreateFailure(message: describe(error))
+            throw CreateFailure(.unreadableInput, describe(error))
         } catch let error as WriteError {
-            throw CreateFailure(message: describe(error))
+            throw CreateFailure(.io, describe(error))
         }
     }
 
     private static func run(_ request: CreateRequest, progress: ((Int64, Int64) -> Void)?) throws -> CreateResult {
         var isFolder: ObjCBool = false
-        guard FileManager.default.fileExists(atPath: request.source, isDirectory: &isFolder), isFolder.boolValue else {
-            throw CreateFailure(message: "\(request.source): no such folder; create takes a folder of content")
+        guard FileManager.default.fileExists(atPath: request.source, isDirectory: &isFolder) else {
+            throw CreateFailure(.unreadableInput, "\(request.source): no such folder; create takes a folder of content")
+        }
+        guard isFolder.boolValue else {
+            throw CreateFailure(.usage, "\(request.source) is a file, not a folder: create takes a folder of content (to check a package, use pkgtool validate)")
         }
         let root = Array(request.source.utf8)
-        let structured = isRegularFile(request.source + "/" + ContentInfo.fileName) && isDirectory(request.source + "/Contents")
+        let hasPlist = isRegularFile(request.source + "/" + ContentInfo.fileName)
+        let structured = hasPlist && isDirectory(request.source + "/Contents")
 
         var previous: PreviousPackage?
         var diagnostics: [Diagnostic] = []
@@ -30,7 +34,7 @@ public enum PackageCreator {
             let check = try PackageCheck.run(old, context: RuleContext(purpose: .validate, limits: request.limits))
             guard let asPrevious = check.asPrevious else {
                 let reasons = check.diagnostics.filter { $0.severity == .error }.map { "\($0.code.rawValue): \($0.message)" }
-                throw CreateFailure(message: "\(old): cannot read the previous package's ContentInfo.plist (\(reasons.joined(separator: "; ")))")
+                throw CreateFailure(.unreadableInput, "\(old): cannot read the previous package's ContentInfo.plist (\(reasons.joined(separator: "; ")))")
             }
             previous = asPrevious
         }
@@ -38,28 +42,40 @@ public enum PackageCreator {
         // ContentInfo.plist: from --plist, else the root one, else made from the flags.
         var plistBytes: [UInt8]?
         if let plist = request.plist {
-            guard let data = FileManager.default.contents(atPath: plist) else { throw CreateFailure(message: "\(plist): cannot read the --plist file") }
+            guard let data = FileManager.default.contents(atPath: plist) else { throw CreateFailure(.unreadableInput, "\(plist): cannot read the --plist file") }
             plistBytes = Array(data)
         } else if structured {
             guard let data = FileManager.default.contents(atPath: request.source + "/" + ContentInfo.fileName) else {
-                throw CreateFailure(message: "\(request.source)/\(ContentInfo.fileName): cannot read it")
+                throw CreateFailure(.unreadableInput, "\(request.source)/\(ContentInfo.fileName): cannot read it")
             }
             plistBytes = Array(data)
         }
         var expectedVersion = request.contentVersion
         let plistInfo = plistBytes.map { ParsedContentInfo(data: Data($0)) }
+        var bumpFailure: Diagnostic?
         if let part = request.bump {
-            let baseText = previous?.contentVersion.description ?? plistInfo?.contentVersion ?? request.contentVersion
+            guard request.contentVersion == nil else {
+                throw CreateFailure(.usage, "--bump computes the version; do not also give --content-version")
+            }
+            let baseText = previous?.contentVersion.description ?? plistInfo?.contentVersion
             guard let baseText, let base = ContentVersion(baseText) else {
-                throw CreateFailure(message: "--bump \(part.rawValue) needs a version to start from: give --previous or a ContentInfo.plist with a valid ContentVersion")
+                throw CreateFailure(.usage, "--bump \(part.rawValue) needs a version to start from: give --previous, or a ContentInfo.plist with a valid ContentVersion")
             }
-            guard let bumped = base.bumped(part) else {
-                throw CreateFailure(message: "--bump \(part.rawValue) from \(base) passes the largest version number")
+            if let bumped = base.bumped(part) {
+                expectedVersion = bumped.description
+            } else {
+                bumpFailure = Diagnostic(.invalidContentVersion, path: ContentInfo.fileName,
+                    "--bump \(part.rawValue) from \(base) passes the largest version number (\(Int32.max)): choose another part to bump")
             }
-            expectedVersion = bumped.description
         }
         plistBytes = try effectivePlist(plistBytes, parsed: plistInfo, productIdentifier: request.productIdentifier,
                                         contentVersion: expectedVersion, overrideVersion: request.bump != nil)
+
+        let output = outputPath(request, productIdentifier: plistInfo?.productIdentifier ?? request.productIdentifier,
+                                    contentVersion: expectedVersion ?? plistInfo?.contentVersion)
+        if let old = request.previous, sameFile(old, output) {
+            throw CreateFailure(.usage, "\(output) is the --previous package: writing over it is refused and nothing was written; choose another -o (the default is ./<id>-<version>.pkg)")
+        }
 
         var items: [SourceItem] = []
         if let plistBytes {
@@ -74,8 +90,16 @@ public enum PackageCreator {
             items += try FolderWalker.walk(root: root, prefix: Array("Contents".utf8), limits: request.limits)
         }
 
-        // Junk is left out, and said so.
+        // An output inside the source (a package written there by an earlier run) is no content.
         var skipped: [String] = []
+        if let inside = relativePath(of: output, in: request.source) {
+            let path = ArchivePath(structured ? inside : "Contents/" + inside)
+            let before = items.count
+            items.removeAll { $0.path == path }
+            if items.count < before { skipped.append(path.string) }
+        }
+
+        // Junk is left out, and said so.
         items.removeAll { item in
             guard JunkFileRule.isJunk(item.path) else { return false }
             if JunkFileRule.isJunkItself(item.path) {
@@ -85,14 +109,14 @@ public enum PackageCreator {
             return true
         }
 
-        let output = request.output ?? "./" + ((plistInfo?.productIdentifier ?? request.productIdentifier).map { ProductIdentifier.isValid($0) ? $0 : "package" } ?? "package") + ".pkg"
         var facts = PackageFacts()
         facts.archiveName = String(output.split(separator: "/").last ?? Substring(output))
         let scanner = PackageScanner(limits: request.limits, depth: .head)
         try scanner.scan(FolderReader(items: items), into: &facts)
         let context = RuleContext(purpose: .create, limits: request.limits, expectedProductIdentifier: request.productIdentifier,
                                   expectedContentVersion: expectedVersion, previous: previous)
-        diagnostics += Rules.check(facts, context)
+        diagnostics += Rules.check(facts, context).map { explained($0, request: request, hasPlist: hasPlist) }
+        if let bumpFailure { diagnostics.append(bumpFailure) }
         let info = facts.parsedContentInfo
         var result = CreateResult(output: nil, format: request.options.format, productIdentifier: info?.productIdentifier,
                                   contentVersion: info?.contentVersion, fileCount: facts.fileCount, payloadBytes: facts.payloadBytes,
@@ -109,7 +133,7 @@ public enum PackageCreator {
         case .zip:
             guard let support = ArchiveSupportRegistry.current else {
                 file.discard()
-                throw CreateFailure(message: "--format zip needs PkgKitArchive (libarchive's zip writer); PkgKit alone writes xar")
+                throw CreateFailure(.io, "--format zip needs PkgKitArchive (libarchive's zip writer); PkgKit alone writes xar")
             }
             written = try writeZip(items, support: support, options: request.options, to: file.output) { progress?($0, total) }
         }
@@ -166,6 +190,57 @@ public enum PackageCreator {
             return Array(try ContentInfo(contentVersion: version, productIdentifier: id).xmlData())
         }
         return Array(try PropertyListSerialization.data(fromPropertyList: dictionary, format: .xml, options: 0))
+    }
+
+    /// Where the package goes: `-o`, into `-o`'s folder when it names one, else the current
+    /// folder, under the default name `<IAPProductIdentifier>-<ContentVersion>.pkg`.
+    private static func outputPath(_ request: CreateRequest, productIdentifier: String?, contentVersion: String?) -> String {
+        if let output = request.output, !output.hasSuffix("/"), !isDirectory(output) { return output }
+        let id = productIdentifier.flatMap { ProductIdentifier.isValid($0) ? $0 : nil }
+        let version = contentVersion.flatMap { ContentVersion($0) == nil ? nil : $0 }
+        let name = (id ?? "package") + (version.map { "-" + $0 } ?? "") + ".pkg"
+        guard let folder = request.output else { return "./" + name }
+        return (folder.hasSuffix("/") ? folder : folder + "/") + name
+    }
+
+    /// True when `a` and `b` are the same existing file (any spelling, any link to it).
+    private static func sameFile(_ a: String, _ b: String) -> Bool {
+        var first = stat(), second = stat()
+        guard stat(a, &first) == 0, stat(b, &second) == 0 else { return false }
+        return first.st_dev == second.st_dev && first.st_ino == second.st_ino
+    }
+
+    /// `path`'s place below the folder `source` (as `a/b.pkg`), or nil when it lies outside.
+    private static func relativePath(of path: String, in source: String) -> String? {
+        let name = String(path.split(separator: "/", omittingEmptySubsequences: false).last ?? "")
+        guard !name.isEmpty, let folder = realPath(AtomicFile.directory(of: path)), let root = realPath(source) else { return nil }
+        if folder == root { return name }
+        let prefix = root.hasSuffix("/") ? root : root + "/"
+        guard folder.hasPrefix(prefix) else { return nil }
+        return String(folder.dropFirst(prefix.count)) + "/" + name
+    }
+
+    private static func realPath(_ path: String) -> String? {
+        guard let resolved = realpath(path, nil) else { return nil }
+        defer { free(resolved) }
+        return String(cString: resolved)
+    }
+
+    /// `missing-content-info` as create sees it: which flag is missing, or that the source's
+    /// ContentInfo.plist went into the payload because there is no Contents/ beside it.
+    private static func explained(_ diagnostic: Diagnostic, request: CreateRequest, hasPlist: Bool) -> Diagnostic {
+        guard diagnostic.code == .missingContentInfo, request.plist == nil else { return diagnostic }
+        var explained = diagnostic
+        if hasPlist {
+            explained.message = "\(request.source) has a ContentInfo.plist but no Contents/ folder, so everything in it, the plist too, became Contents/: move the content into \(request.source)/Contents/, or pass --plist \(request.source)/ContentInfo.plist"
+        } else if request.productIdentifier != nil, request.contentVersion == nil, request.bump == nil {
+            explained.message = "--product-id was given without --content-version: give both to make a ContentInfo.plist (or --plist FILE)"
+        } else if request.contentVersion != nil || request.bump != nil, request.productIdentifier == nil {
+            explained.message = "a version was given without --product-id: give both --product-id and --content-version to make a ContentInfo.plist (or --plist FILE)"
+        } else {
+            explained.message = "\(request.source) has no ContentInfo.plist: add one there with a Contents/ folder beside it, give --product-id and --content-version, or pass --plist FILE"
+        }
+        return explained
     }
 
     private static func isRegularFile(_ path: String) -> Bool {

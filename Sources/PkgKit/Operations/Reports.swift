@@ -3,6 +3,8 @@ public struct PackageReport: Sendable, Codable {
     public var path: String
     public var valid: Bool
     public var format: PackageFormat?
+    /// The one folder the package comes wrapped in (SPEC section 1), nil when it has none.
+    public var wrapper: String?
     public var productIdentifier: String?
     public var contentVersion: String?
     public var fileCount: Int
@@ -16,6 +18,7 @@ public struct PackageReport: Sendable, Codable {
         path = check.path
         valid = check.isValid(strict: strict)
         format = check.facts.format
+        wrapper = check.facts.wrapper
         productIdentifier = info?.productIdentifier
         contentVersion = info?.contentVersion
         fileCount = check.facts.fileCount
@@ -24,8 +27,18 @@ public struct PackageReport: Sendable, Codable {
         diagnostics = check.diagnostics
     }
 
+    /// The report for a path that could not be checked at all: missing, unreadable
+    /// (`unreadable-input`), or not checked because the command failed first (no diagnostics).
+    public init(unchecked path: String, diagnostics: [Diagnostic]) {
+        self.path = path
+        valid = false
+        fileCount = 0
+        payloadBytes = 0
+        self.diagnostics = diagnostics
+    }
+
     enum CodingKeys: String, CodingKey {
-        case path, valid, format, productIdentifier, contentVersion, fileCount, payloadBytes, archiveBytes, diagnostics
+        case path, valid, format, wrapper, productIdentifier, contentVersion, fileCount, payloadBytes, archiveBytes, diagnostics
     }
 
     public func encode(to encoder: Encoder) throws {
@@ -33,6 +46,7 @@ public struct PackageReport: Sendable, Codable {
         try c.encode(path, forKey: .path)
         try c.encode(valid, forKey: .valid)
         try c.encode(format, forKey: .format)
+        try c.encode(wrapper, forKey: .wrapper)
         try c.encode(productIdentifier, forKey: .productIdentifier)
         try c.encode(contentVersion, forKey: .contentVersion)
         try c.encode(fileCount, forKey: .fileCount)
@@ -46,10 +60,13 @@ public struct PackageReport: Sendable, Codable {
 public struct ValidationReport: Sendable, Codable {
     public var valid: Bool
     public var packages: [PackageReport]
+    /// Findings about the run rather than one package (a `--previous` that cannot be read).
+    public var diagnostics: [Diagnostic]
 
-    public init(packages: [PackageReport]) {
+    public init(packages: [PackageReport], diagnostics: [Diagnostic] = []) {
         self.packages = packages
-        valid = packages.allSatisfy(\.valid)
+        self.diagnostics = diagnostics
+        valid = !packages.isEmpty && packages.allSatisfy(\.valid) && !diagnostics.failing()
     }
 }
 
@@ -59,21 +76,42 @@ public enum DiffVerdict: String, Sendable, Codable {
     case versionNotBumped = "version-not-bumped"
     case contentUnchanged = "content-unchanged"
     case productIdentifierMismatch = "product-identifier-mismatch"
+    /// One side could not be read whole, or breaks a rule: nothing is compared.
+    case invalid
 }
 
 /// `diff`'s report (SPEC section 5).
 public struct DiffReport: Sendable, Codable {
-    /// Product id and version of one side.
+    /// One side: its path, product id and version, and its errors when it is invalid.
     public struct Side: Sendable, Codable {
+        public var path: String
         public var productIdentifier: String?
         public var contentVersion: String?
+        /// Why this side is invalid (errors only); empty when it was read whole and is valid.
+        public var diagnostics: [Diagnostic]
+
+        /// The side for a checked package.
+        public init(_ check: PackageCheck) {
+            path = check.path
+            productIdentifier = check.facts.parsedContentInfo?.productIdentifier
+            contentVersion = check.facts.parsedContentInfo?.contentVersion
+            diagnostics = check.diagnostics.filter { $0.severity == .error }
+        }
+
+        /// The side for a path that could not be read at all.
+        public init(unreadable path: String, _ diagnostic: Diagnostic) {
+            self.path = path
+            diagnostics = [diagnostic]
+        }
 
         public func encode(to encoder: Encoder) throws {
             var c = encoder.container(keyedBy: CodingKeys.self)
+            try c.encode(path, forKey: .path)
             try c.encode(productIdentifier, forKey: .productIdentifier)
             try c.encode(contentVersion, forKey: .contentVersion)
+            try c.encode(diagnostics, forKey: .diagnostics)
         }
-        enum CodingKeys: String, CodingKey { case productIdentifier, contentVersion }
+        enum CodingKeys: String, CodingKey { case path, productIdentifier, contentVersion, diagnostics }
     }
 
     public var old: Side
@@ -84,22 +122,43 @@ public struct DiffReport: Sendable, Codable {
     public var verdict: DiffVerdict
 
     /// Compares two checked packages by content (sha1 of every payload file, link targets).
+    /// Both must have been read whole and be valid: otherwise the verdict is `invalid` and
+    /// nothing is listed, for a diff never reports on a package it could not read.
     public init(old: PackageCheck, new: PackageCheck) {
-        let oldInfo = old.facts.parsedContentInfo, newInfo = new.facts.parsedContentInfo
-        self.old = Side(productIdentifier: oldInfo?.productIdentifier, contentVersion: oldInfo?.contentVersion)
-        self.new = Side(productIdentifier: newInfo?.productIdentifier, contentVersion: newInfo?.contentVersion)
-        let a = PayloadDigests.of(old.facts) ?? [:], b = PayloadDigests.of(new.facts) ?? [:]
-        added = b.keys.filter { a[$0] == nil }.sorted()
-        removed = a.keys.filter { b[$0] == nil }.sorted()
-        changed = b.keys.filter { a[$0] != nil && a[$0] != b[$0] }.sorted()
-        let oldVersion = oldInfo?.contentVersion.flatMap(ContentVersion.init)
-        let newVersion = newInfo?.contentVersion.flatMap(ContentVersion.init)
-        if oldInfo?.productIdentifier != newInfo?.productIdentifier {
+        let a = old.isValid() ? PayloadDigests.of(old.facts) : nil
+        let b = new.isValid() ? PayloadDigests.of(new.facts) : nil
+        let oldSide = Side(old), newSide = Side(new)
+        guard let a, let b else {
+            self.init(invalid: oldSide, newSide)
+            return
+        }
+        let added = b.keys.filter { a[$0] == nil }.sorted()
+        let removed = a.keys.filter { b[$0] == nil }.sorted()
+        let changed = b.keys.filter { a[$0] != nil && a[$0] != b[$0] }.sorted()
+        let oldVersion = oldSide.contentVersion.flatMap(ContentVersion.init)
+        let newVersion = newSide.contentVersion.flatMap(ContentVersion.init)
+        let verdict: DiffVerdict
+        if oldSide.productIdentifier != newSide.productIdentifier {
             verdict = .productIdentifierMismatch
         } else if let oldVersion, let newVersion, newVersion > oldVersion {
             verdict = (added.isEmpty && removed.isEmpty && changed.isEmpty) ? .contentUnchanged : .ok
         } else {
             verdict = .versionNotBumped
         }
+        self.init(old: oldSide, new: newSide, added: added, removed: removed, changed: changed, verdict: verdict)
+    }
+
+    private init(old: Side, new: Side, added: [String], removed: [String], changed: [String], verdict: DiffVerdict) {
+        self.old = old
+        self.new = new
+        self.added = added
+        self.removed = removed
+        self.changed = changed
+        self.verdict = verdict
+    }
+
+    /// The `invalid` report: one side (at least) could not be read whole or is invalid.
+    public init(invalid old: Side, _ new: Side) {
+        self.init(old: old, new: new, added: [], removed: [], changed: [], verdict: .invalid)
     }
 }

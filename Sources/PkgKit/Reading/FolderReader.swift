@@ -29,6 +29,9 @@ public final class FolderReader: PackageReader {
 
     deinit { closeCurrent() }
 
+    /// A reader of the same items from the start.
+    func rewound() -> FolderReader { FolderReader(items: items) }
+
     public func nextEntry() throws -> ArchiveEntry? {
         closeCurrent()
         index += 1

@@ -55,7 +55,10 @@ public enum FolderWalker {
             let childPath = packagePath.isEmpty ? name : packagePath + [UInt8(ascii: "/")] + name
             let item = try item(at: absolute, packagePath: childPath)
             items.append(item)
-            if item.kind == .directory {
+            // A folder whose package path is already too long is listed (and refused as
+            // `unsafe-path`) but not entered: nothing in it could be installed, and deeper down
+            // the system's own path limit would stop the walk with a bare "File name too long".
+            if item.kind == .directory && childPath.count <= PackageLimits.maxPathBytes {
                 try walk(directory: absolute, packagePath: childPath, depth: depth + 1, limits: limits, into: &items)
             }
         }

@@ -16,8 +16,21 @@ public enum PackageOpener {
 
     /// Opens the folder or archive file at `path`. Missing or unreadable input throws
     /// `ReadError.io`; a file that is no package (or one only `ArchiveSupport` reads, when none is
-    /// registered) is returned with an `unreadable-archive` failure.
+    /// registered) is returned with an `unreadable-archive` failure. A package wrapped in one
+    /// folder (SPEC section 1) is read from that folder, named in `facts.wrapper`.
     public static func open(_ path: String, limits: PackageLimits = PackageLimits()) throws -> Opened {
+        var opened = try openBare(path, limits: limits)
+        let bare = opened.reader
+        guard !(bare is EmptyReader) else { return opened }
+        (opened.reader, opened.facts.wrapper) = WrappingFolder.unwrap(bare) {
+            if let folder = bare as? FolderReader { return folder.rewound() }
+            return try openBare(path, limits: limits).reader
+        }
+        return opened
+    }
+
+    /// `open` without looking for a wrapping folder.
+    private static func openBare(_ path: String, limits: PackageLimits) throws -> Opened {
         var info = stat()
         guard stat(path, &info) == 0 else { throw ReadError.io(path: path, errnoText()) }
         var facts = PackageFacts()
@@ -47,6 +60,7 @@ public enum PackageOpener {
                     return try openXar(try support.openArchive(at: path, container: .xar), facts: facts, support: support)
                 }
             }
+            if container == .zip, let problem = ContainerExtent.zipProblem(path) { return unreadable(problem, format: .zip) }
             guard let support else {
                 return unreadable(ArchiveSupportRegistry.missing("a \(container.rawValue) archive"),
                                   format: container == .zip ? .zip : container == .tar ? .tar : nil)

@@ -17,7 +17,11 @@ public struct ContentInfoRule: Rule {
             findings.append(Diagnostic(.invalidContentInfo, path: path, "\(path) \(reason)"))
         }
         for key in parsed.missingKeys {
-            findings.append(Diagnostic(.missingKey, path: path, "\(path) has no \(key) key: add it as a <string>"))
+            if let near = parsed.misspelling(of: key) {
+                findings.append(Diagnostic(.missingKey, path: path, "\(path) has no \(key) key but has \(PathDisplay.printable(near)): did you mean \(key)? Rename the key"))
+            } else {
+                findings.append(Diagnostic(.missingKey, path: path, "\(path) has no \(key) key: add it as a <string>"))
+            }
         }
         return findings
     }

@@ -4,7 +4,7 @@ public struct ExecutableCodeRule: Rule {
     public func check(_ package: PackageFacts, _ context: RuleContext) -> [Diagnostic] {
         package.entries.compactMap { entry in
             entry.executable.map {
-                Diagnostic(.executableCode, path: entry.path.description, "this file is \($0.rawValue) code: hosted content may not contain executable code; remove it")
+                Diagnostic(.executableCode, path: entry.path.description, "this file is \($0.phrase): hosted content may not contain executable code; remove it")
             }
         }
     }

@@ -21,9 +21,23 @@ enum Console {
         }
     }
 
-    /// One diagnostic as a line of text.
+    /// One diagnostic as a line of text: `severity[code] path: message`, or without the path
+    /// when the finding concerns the package as a whole.
     static func line(for diagnostic: Diagnostic) -> String {
-        "\(diagnostic.severity.rawValue)[\(diagnostic.code.rawValue)] \(diagnostic.path ?? "-"): \(diagnostic.message)"
+        let head = "\(diagnostic.severity.rawValue)[\(diagnostic.code.rawValue)]"
+        guard let path = diagnostic.path else { return "\(head): \(diagnostic.message)" }
+        return "\(head) \(path): \(diagnostic.message)"
+    }
+
+    /// `count` and `noun`, in the plural unless there is one: "1 error", "2 warnings".
+    static func count(_ count: Int, _ noun: String) -> String {
+        "\(count) \(noun)\(count == 1 ? "" : "s")"
+    }
+
+    /// How many errors and warnings `diagnostics` hold, in words.
+    static func tally(_ diagnostics: [Diagnostic]) -> String {
+        let errors = diagnostics.filter { $0.severity == .error }.count
+        return "\(count(errors, "error")), \(count(diagnostics.count - errors, "warning"))"
     }
 
     /// Prints `value` as one JSON document on stdout.
@@ -32,11 +46,5 @@ enum Console {
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
         FileHandle.standardOutput.write(data + Data("\n".utf8))
-    }
-
-    /// Prints `message` and returns the exit status 2 (input unreadable, I/O error) to throw.
-    static func fail(_ message: String) -> ExitCode {
-        err("error: \(message)")
-        return ExitCode(2)
     }
 }

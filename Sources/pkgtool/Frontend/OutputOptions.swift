@@ -1,13 +1,22 @@
 import ArgumentParser
 import PkgKit
 
-/// `--json` and `--quiet`, shared by every subcommand.
+/// `--json` and `--quiet`: the root command's (before the command name) and each command's
+/// (after it), merged by `ReportingCommand`.
 struct OutputOptions: ParsableArguments {
-    @Flag(help: "Print one JSON document on stdout and nothing else there.")
+    @Flag(help: "Print one JSON document on stdout and nothing else there, whatever the outcome.")
     var json = false
 
     @Flag(help: "Print only errors.")
     var quiet = false
+
+    /// Either place counts.
+    func merged(with other: OutputOptions) -> OutputOptions {
+        var both = self
+        both.json = json || other.json
+        both.quiet = quiet || other.quiet
+        return both
+    }
 }
 
 /// `--max-size`, shared by the commands that enforce the size rule.

@@ -36,9 +36,9 @@ final class ProgressBar: @unchecked Sendable {
         FileHandle.standardError.write(Data(line.utf8))
     }
 
-    /// Clears the bar's line, if one was drawn.
+    /// Clears the bar's line, if one was drawn (once: calling it again does nothing).
     func finish() {
-        guard enabled, lock.withLock({ drawn }) else { return }
+        guard enabled, lock.withLock({ () -> Bool in defer { drawn = false }; return drawn }) else { return }
         FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 79) + "\r").utf8))
     }
 

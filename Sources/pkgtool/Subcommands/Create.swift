@@ -4,20 +4,22 @@ import PkgKit
 
 extension Pkgtool {
     /// `pkgtool create`: a folder (and plist) into a reproducible package.
-    struct Create: ParsableCommand {
+    struct Create: ReportingCommand {
         static let configuration = CommandConfiguration(
             abstract: "Build a reproducible content package from a folder.",
             discussion: """
             SOURCE holding ContentInfo.plist and Contents/ is used as the package root; any other \
             folder becomes Contents/. Every rule is checked first: on any error nothing is written. \
-            The output appears atomically and an existing file is replaced only on success. \
-            Timestamps come from SOURCE_DATE_EPOCH (else 0).
+            The output appears atomically and an existing file is replaced only on success, never \
+            the --previous package. Timestamps come from SOURCE_DATE_EPOCH (else 0).
             """)
+
+        @ParentCommand var root: Pkgtool
 
         @Argument(help: "The content folder.")
         var source: String
 
-        @Option(name: .shortAndLong, help: ArgumentHelp("The package to write (default: ./<IAPProductIdentifier>.pkg).", valueName: "OUT.pkg"))
+        @Option(name: .shortAndLong, help: ArgumentHelp("The package to write, or a folder to write it into (default: ./<IAPProductIdentifier>-<ContentVersion>.pkg).", valueName: "OUT.pkg"))
         var output: String?
 
         @Option(help: ArgumentHelp("A ContentInfo.plist to use instead of the source's own.", valueName: "FILE"))
@@ -44,42 +46,38 @@ extension Pkgtool {
         @Option(help: "Container: xar, or zip (the form the store delivers to devices).")
         var format: OutputFormat = .xar
 
-        @Option(help: "Compression threads (default: all cores). The output is the same for every value.")
-        var jobs: Int = ProcessInfo.processInfo.activeProcessorCount
+        @Option(help: ArgumentHelp("Compression threads (default: all cores). The output is the same for every value.", valueName: "N"))
+        var jobs: Int?
 
         @OptionGroup var limit: LimitOptions
         @OptionGroup var outputOptions: OutputOptions
 
         func validate() throws {
             guard (1...9).contains(level) else { throw ValidationError("--level must be 1 to 9, not \(level)") }
-            guard jobs >= 1 else { throw ValidationError("--jobs must be at least 1") }
+            if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
             if bump != nil && contentVersion != nil {
                 throw ValidationError("--bump computes the version; do not also give --content-version")
             }
         }
 
-        func run() throws {
-            let options = WriteOptions(format: format, compression: compression, level: level, jobs: jobs,
+        func execute(_ output: OutputOptions) throws {
+            let options = WriteOptions(format: format, compression: compression, level: level,
+                                       jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
                                        timestamp: WriteOptions.timestampFromEnvironment())
-            let request = CreateRequest(source: source, output: output, plist: plist, productIdentifier: productIdentifier,
+            let request = CreateRequest(source: source, output: self.output, plist: plist, productIdentifier: productIdentifier,
                                         contentVersion: contentVersion, previous: previous, bump: bump,
                                         options: options, limits: limit.limits)
-            let bar = ProgressBar(enabled: !outputOptions.json && !outputOptions.quiet)
-            let result: CreateResult
-            do {
-                result = try PackageCreator.create(request) { bar.update($0, of: $1) }
-                bar.finish()
-            } catch let failure as CreateFailure {
-                bar.finish()
-                throw Console.fail(failure.message)
-            }
-            if outputOptions.json {
+            let bar = ProgressBar(enabled: !output.json && !output.quiet)
+            defer { bar.finish() }
+            let result = try PackageCreator.create(request) { bar.update($0, of: $1) }
+            bar.finish()
+            if output.json {
                 Console.json(result)
             } else {
-                Console.print(result.diagnostics, quiet: outputOptions.quiet)
-                if let output = result.output, !outputOptions.quiet {
+                Console.print(result.diagnostics, quiet: output.quiet)
+                if let written = result.output, !output.quiet {
                     Console.out("""
-                    created \(output)
+                    created \(written)
                       product     \(result.productIdentifier ?? "-")
                       version     \(result.contentVersion ?? "-")
                       format      \(result.format.rawValue)
@@ -91,9 +89,13 @@ extension Pkgtool {
                 }
             }
             if result.output == nil {
-                if !outputOptions.json { Console.err("create: the source is invalid; nothing was written") }
+                if !output.json { Console.err("create: \(Console.tally(result.diagnostics)); nothing was written") }
                 throw ExitCode.failure
             }
+        }
+
+        func report(for failure: Diagnostic) -> CreateResult {
+            CreateResult(failed: format, diagnostics: [failure])
         }
     }
 }

@@ -3,7 +3,7 @@ import PkgKit
 
 extension Pkgtool {
     /// `pkgtool extract`: validate, then install into `DIR/<id>/<version>/` atomically.
-    struct Extract: ParsableCommand {
+    struct Extract: ReportingCommand {
         static let configuration = CommandConfiguration(
             abstract: "Install a package into a Documents folder.",
             discussion: """
@@ -11,8 +11,11 @@ extension Pkgtool {
             Contents/ into DIR/<IAPProductIdentifier>/<ContentVersion>/ and records the current version in \
             DIR/<IAPProductIdentifier>/ContentInfo.plist. Staged, flushed and renamed into place: an \
             interrupted run leaves the previous version current. Status: installed, unchanged (same version, \
-            same files) or refused (invalid, same version with different files, or a downgrade).
+            same files), refused (invalid, same version with different files, or a downgrade) or \
+            failed (input unreadable, I/O error: exit 2).
             """)
+
+        @ParentCommand var root: Pkgtool
 
         @Argument(help: "The package (.pkg: xar, zip, tar, flat installer package) or an unpacked folder.")
         var package: String
@@ -39,9 +42,9 @@ extension Pkgtool {
             if let keep, keep < 1 { throw ValidationError("--keep must be at least 1") }
         }
 
-        func run() throws {
+        func execute(_ output: OutputOptions) throws {
             let installer = Installer(documents: documents)
-            let bar = ProgressBar(enabled: !outputOptions.json && !outputOptions.quiet)
+            let bar = ProgressBar(enabled: !output.json && !output.quiet)
             Interruption.install()
             let options = InstallOptions(expectedProductIdentifier: productIdentifier, limits: limit.limits, keep: keep,
                                          allowDowngrade: allowDowngrade, force: force,
@@ -50,21 +53,21 @@ extension Pkgtool {
             do {
                 defer { bar.finish() }
                 report = try installer.install(package, options: options)
-            } catch let error as ReadError {
-                throw Console.fail(describe(error))
-            } catch let error as InstallError {
-                throw Console.fail(error.description)
             } catch is OperationCancelled {
                 Console.err("extract: interrupted; nothing was installed")
                 throw Interruption.exitCode
             }
-            if outputOptions.json {
+            if output.json {
                 Console.json(report)
             } else {
-                Console.print(report.diagnostics, quiet: outputOptions.quiet)
-                if !outputOptions.quiet { Console.out(summary(report)) }
+                Console.print(report.diagnostics, quiet: output.quiet)
+                if !output.quiet { Console.out(summary(report)) }
             }
             if report.status == .refused { throw ExitCode.failure }
+        }
+
+        func report(for failure: Diagnostic) -> FailedInstall {
+            FailedInstall(diagnostics: [failure])
         }
 
         private func summary(_ report: InstallReport) -> String {
@@ -72,7 +75,7 @@ extension Pkgtool {
             var line: String
             switch report.status {
             case .installed:
-                line = "installed \(id) \(version) -> \(report.installedPath ?? "?") (\(report.fileCount) files, \(report.payloadBytes) bytes)"
+                line = "installed \(id) \(version) -> \(report.installedPath ?? "?") (\(Console.count(report.fileCount, "file")), \(report.payloadBytes) bytes)"
                 if let previous = report.previousVersion { line += ", was \(previous)" }
             case .unchanged:
                 line = "unchanged \(id) \(version) already installed at \(report.installedPath ?? "?")"
@@ -82,5 +85,26 @@ extension Pkgtool {
             if !report.removedVersions.isEmpty { line += "; removed \(report.removedVersions.joined(separator: ", "))" }
             return line
         }
+    }
+}
+
+/// `extract --json` when the install could not be done at all (exit 2): the report's shape
+/// (SPEC section 5) with status `failed`, as `sync` reports a product it could not install.
+struct FailedInstall: Encodable {
+    var diagnostics: [Diagnostic]
+
+    enum CodingKeys: String, CodingKey {
+        case status, productIdentifier, contentVersion, previousVersion, installedPath, fileCount, payloadBytes,
+             removedVersions, diagnostics
+    }
+
+    func encode(to encoder: Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode("failed", forKey: .status)
+        for key in [CodingKeys.productIdentifier, .contentVersion, .previousVersion, .installedPath] { try c.encodeNil(forKey: key) }
+        try c.encode(0, forKey: .fileCount)
+        try c.encode(0, forKey: .payloadBytes)
+        try c.encode([String](), forKey: .removedVersions)
+        try c.encode(diagnostics, forKey: .diagnostics)
     }
 }

@@ -3,42 +3,57 @@ import PkgKit
 
 extension Pkgtool {
     /// `pkgtool inspect`: what a package holds.
-    struct Inspect: ParsableCommand {
+    struct Inspect: ReportingCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show a package's product, version, format, compression and files.",
-            discussion: "With --files, every entry with its type, size, stored size and sha1 of its unpacked bytes.")
+            discussion: """
+            Reads the table of contents, not the data, but checks that the container is whole: a \
+            truncated or corrupt container, or bytes that are no archive, are unreadable-archive \
+            (exit 1). With --files, every entry with its type, size, stored size and sha1 of its \
+            unpacked bytes.
+            """)
 
+        @ParentCommand var root: Pkgtool
         @Argument(help: "A package or unpacked folder.") var package: String
         @Flag(help: "List every entry.") var files = false
         @OptionGroup var limit: LimitOptions
         @OptionGroup var outputOptions: OutputOptions
 
-        func run() throws {
-            let report: InspectReport
-            do {
-                report = try InspectReport.make(package, limits: limit.limits, withFiles: files)
-            } catch let error as ReadError {
-                throw Console.fail(describe(error))
-            }
-            if outputOptions.json {
+        func execute(_ output: OutputOptions) throws {
+            let report = try InspectReport.make(package, limits: limit.limits, withFiles: files)
+            if output.json {
                 Console.json(report)
-                return
+            } else {
+                Console.print(report.diagnostics, quiet: output.quiet)
+                if !output.quiet { printText(report) }
             }
-            guard !outputOptions.quiet else { return }
+            if !report.isWhole { throw ExitCode.failure }
+        }
+
+        func report(for failure: Diagnostic) -> InspectReport {
+            InspectReport(path: package, diagnostics: [failure])
+        }
+
+        private func printText(_ report: InspectReport) {
             Console.out("""
             \(report.path)
               product      \(report.productIdentifier ?? "-")
               version      \(report.contentVersion ?? "-")
               format       \(report.format?.rawValue ?? "-")
+              wrapper      \(report.wrapper.map { $0 + "/" } ?? "-")
               compression  \(report.compression ?? "-")
               checksum     \(report.checksum ?? "-")
               files        \(report.fileCount)
               payload      \(report.payloadBytes) bytes
               archive      \(report.archiveBytes.map { "\($0) bytes" } ?? "-")
             """)
-            for file in report.files ?? [] {
-                let stored = file.storedSize.map(String.init) ?? "-"
-                Console.out("  \(file.type.rawValue.padding(toLength: 9, withPad: " ", startingAt: 0)) \(String(file.size).leftPad(12)) \(stored.leftPad(12)) \(file.sha1 ?? String(repeating: " ", count: 40)) \(file.path)")
+            guard let entries = report.files else { return }
+            func row(_ type: String, _ size: String, _ stored: String, _ sha1: String, _ path: String) -> String {
+                "  \(type.padding(toLength: 9, withPad: " ", startingAt: 0)) \(size.leftPad(12)) \(stored.leftPad(12)) \(sha1.padding(toLength: 40, withPad: " ", startingAt: 0)) \(path)"
+            }
+            Console.out(row("type", "size", "stored", "sha1", "path"))
+            for file in entries {
+                Console.out(row(file.type.rawValue, String(file.size), file.storedSize.map(String.init) ?? "-", file.sha1 ?? "", file.path))
             }
         }
     }

@@ -17,6 +17,10 @@ extension Pkgtool {
         var name: String
 
         @OptionGroup var outputOptions: OutputOptions
+        @ParentCommand var root: Pkgtool
+
+        /// `--json` and `--quiet`, given before or after the command name.
+        var output: OutputOptions { outputOptions.merged(with: root.outputOptions) }
 
         func validate() throws {
             if name.isEmpty || name.hasSuffix("/") { throw ValidationError("--out needs a file name, like release-key") }
@@ -53,12 +57,12 @@ extension Pkgtool {
             } catch {
                 report.status = error.exitCode == 1 ? "refused" : "failed"
                 report.diagnostics = [error.diagnostic]
-                if outputOptions.json { Console.json(report) } else { Console.print(report.diagnostics, quiet: false) }
+                if output.json { Console.json(report) } else { Console.print(report.diagnostics, quiet: false) }
                 throw ExitCode(error.exitCode)
             }
-            if outputOptions.json {
+            if output.json {
                 Console.json(report)
-            } else if !outputOptions.quiet {
+            } else if !output.quiet {
                 if report.status == SigningKeyFiles.Status.created.rawValue {
                     Console.out("created \(files.privateKeyPath) (private key, mode 0600: keep it secret, out of version control)")
                 } else {

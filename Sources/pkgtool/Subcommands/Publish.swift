@@ -29,6 +29,10 @@ extension Pkgtool {
         var keep: Int?
 
         @OptionGroup var outputOptions: OutputOptions
+        @ParentCommand var root: Pkgtool
+
+        /// `--json` and `--quiet`, given before or after the command name.
+        var output: OutputOptions { outputOptions.merged(with: root.outputOptions) }
 
         func validate() throws {
             if packages.isEmpty { throw ValidationError("give at least one package to publish") }
@@ -58,15 +62,15 @@ extension Pkgtool {
 
         /// Prints the report and exits with its status.
         private func finish(_ report: PublishReport) throws -> Never {
-            if outputOptions.json {
+            if output.json {
                 Console.json(report)
             } else {
-                Console.print(report.diagnostics, quiet: outputOptions.quiet)
+                Console.print(report.diagnostics, quiet: output.quiet)
                 for package in report.packages {
-                    Console.print(package.diagnostics, quiet: outputOptions.quiet)
-                    if !outputOptions.quiet { Console.out(line(for: package)) }
+                    Console.print(package.diagnostics, quiet: output.quiet)
+                    if !output.quiet { Console.out(line(for: package)) }
                 }
-                if !outputOptions.quiet {
+                if !output.quiet {
                     for removed in report.removed {
                         Console.out("removed \(removed.productIdentifier) \(removed.contentVersion) (--keep)")
                     }

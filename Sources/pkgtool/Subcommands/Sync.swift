@@ -38,6 +38,10 @@ extension Pkgtool {
 
         @OptionGroup var limit: LimitOptions
         @OptionGroup var outputOptions: OutputOptions
+        @ParentCommand var root: Pkgtool
+
+        /// `--json` and `--quiet`, given before or after the command name.
+        var output: OutputOptions { outputOptions.merged(with: root.outputOptions) }
 
         func validate() throws {
             if let keep, keep < 1 { throw ValidationError("--keep must be at least 1") }
@@ -63,7 +67,7 @@ extension Pkgtool {
             Interruption.install()
             let options = SyncClient.Options(products: products, trustedKey: trustedKey, keep: keep, limits: limit.limits,
                                              delta: !noDelta, cancellation: Interruption.cancellation)
-            let bar = ProgressBar(enabled: !outputOptions.json && !outputOptions.quiet)
+            let bar = ProgressBar(enabled: !output.json && !output.quiet)
             let report: SyncReport
             do {
                 report = try await SyncClient(catalogURL: catalogURL, documents: documents).sync(options) { step in
@@ -87,14 +91,14 @@ extension Pkgtool {
 
         /// Prints the report and exits with its status.
         private func finish(_ report: SyncReport) throws -> Never {
-            if outputOptions.json {
+            if output.json {
                 Console.json(report)
             } else {
                 var shown = Set<Diagnostic>()
                 for diagnostic in report.diagnostics + report.products.flatMap(\.diagnostics) where shown.insert(diagnostic).inserted {
-                    Console.print([diagnostic], quiet: outputOptions.quiet)
+                    Console.print([diagnostic], quiet: output.quiet)
                 }
-                if !outputOptions.quiet {
+                if !output.quiet {
                     for product in report.products { Console.out(line(for: product)) }
                     if report.products.isEmpty && report.diagnostics.isEmpty {
                         Console.out("nothing to sync: no product is installed in \(documents) (name one with --product)")

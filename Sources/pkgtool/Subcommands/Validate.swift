@@ -3,10 +3,16 @@ import PkgKit
 
 extension Pkgtool {
     /// `pkgtool validate`: every rule on packages or unpacked folders.
-    struct Validate: ParsableCommand {
+    struct Validate: ReportingCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check packages or unpacked folders against every rule.",
-            discussion: "Reads every file in full (checksums, executable detection, sizes). Prints `error[code] path: message` per finding and a summary line per package.")
+            discussion: """
+            Reads every file in full (checksums, executable detection, sizes). Prints \
+            `error[code] path: message` per finding and a summary line per package. Every path is \
+            listed in the JSON report, a missing one too (unreadable-input, exit 2).
+            """)
+
+        @ParentCommand var root: Pkgtool
 
         @Argument(help: "Packages (.pkg: xar, zip, tar, flat installer package) or unpacked folders.")
         var paths: [String]
@@ -33,62 +39,62 @@ extension Pkgtool {
             }
         }
 
-        func run() throws {
+        func execute(_ output: OutputOptions) throws {
             var context = RuleContext(purpose: .validate, limits: limit.limits, expectedProductIdentifier: productIdentifier)
             if let previousVersion, let version = ContentVersion(previousVersion) {
                 context.previous = PreviousPackage(productIdentifier: nil, contentVersion: version)
             }
             if let previous {
-                do {
-                    let old = try PackageCheck.run(previous, context: RuleContext(purpose: .validate, limits: limit.limits))
-                    guard let asPrevious = old.asPrevious else {
-                        throw Console.fail("\(previous): the previous package has no readable ContentInfo.plist")
-                    }
-                    context.previous = asPrevious
-                } catch let error as ReadError {
-                    throw Console.fail(describe(error))
+                let old = try PackageCheck.run(previous, context: RuleContext(purpose: .validate, limits: limit.limits))
+                guard let asPrevious = old.asPrevious else {
+                    throw CommandFailure(.unreadableInput, "\(previous): the previous package has no readable ContentInfo.plist")
                 }
+                context.previous = asPrevious
             }
-            let bar = ProgressBar(enabled: !outputOptions.json && !outputOptions.quiet)
+            let bar = ProgressBar(enabled: !output.json && !output.quiet)
             var reports: [PackageReport] = []
-            var ioFailure = false
+            var status: Int32 = 0
             for path in paths {
+                let report: PackageReport
                 do {
                     // Contents are compared only against a previous package; otherwise the container's
                     // own checksums are verified by reading, and hashing again would be wasted.
                     let check = try PackageCheck.run(path, context: context, digests: context.previous?.payloadDigests != nil) { bar.update($0, of: $1) }
-                    bar.finish()
-                    let report = PackageReport(check, strict: strict)
-                    reports.append(report)
-                    if !outputOptions.json {
-                        Console.print(report.diagnostics, quiet: outputOptions.quiet)
-                        if !outputOptions.quiet { Console.out(summary(report)) }
-                    }
+                    report = PackageReport(check, strict: strict)
                 } catch let error as ReadError {
-                    bar.finish()
-                    ioFailure = true
-                    Console.err("error: \(describe(error))")
+                    // Listed all the same: a script reading `valid` must not pass over it.
+                    let failure = CommandFailure(error)
+                    status = max(status, failure.status)
+                    report = PackageReport(unchecked: path, diagnostics: [failure.diagnostic])
+                }
+                bar.finish()
+                reports.append(report)
+                if !report.valid { status = max(status, 1) }
+                if !output.json {
+                    Console.print(report.diagnostics, quiet: output.quiet)
+                    if !output.quiet { Console.out(summary(report)) }
                 }
             }
-            let whole = ValidationReport(packages: reports)
-            if outputOptions.json { Console.json(whole) }
-            if ioFailure { throw ExitCode(2) }
-            if !whole.valid { throw ExitCode.failure }
+            if output.json { Console.json(ValidationReport(packages: reports)) }
+            if status != 0 { throw ExitCode(status) }
+        }
+
+        func report(for failure: Diagnostic) -> ValidationReport {
+            ValidationReport(packages: paths.map { PackageReport(unchecked: $0, diagnostics: []) }, diagnostics: [failure])
         }
 
         private func summary(_ report: PackageReport) -> String {
-            let errors = report.diagnostics.filter { $0.severity == .error }.count
-            let warnings = report.diagnostics.count - errors
-            let verdict = report.valid ? "valid" : "INVALID"
-            return "\(report.path): \(verdict) — \(report.productIdentifier ?? "?") \(report.contentVersion ?? "?"), \(report.format?.rawValue ?? "?"), \(report.fileCount) files, \(report.payloadBytes) bytes; \(errors) errors, \(warnings) warnings"
+            var facts: [String] = []
+            if report.productIdentifier != nil || report.contentVersion != nil {
+                facts.append("\(report.productIdentifier ?? "?") \(report.contentVersion ?? "?")")
+            }
+            if let format = report.format {
+                facts.append(format.rawValue + (report.wrapper.map { " wrapped in \($0)/" } ?? ""))
+                facts.append("\(Console.count(report.fileCount, "file")), \(report.payloadBytes) bytes")
+            }
+            let head = "\(report.path): \(report.valid ? "valid" : "INVALID") — "
+            let tally = Console.tally(report.diagnostics)
+            return head + (facts.isEmpty ? tally : facts.joined(separator: ", ") + "; " + tally)
         }
-    }
-}
-
-/// A read failure in words, with its path.
-func describe(_ error: ReadError) -> String {
-    switch error {
-    case .io(let path, let message): return "\(path): \(message)"
-    case .unreadable(let path, let message), .checksumMismatch(let path, let message), .duplicateEntry(let path, let message): return "\(path ?? "package"): \(message)"
     }
 }

@@ -1,0 +1,68 @@
+import Foundation
+import PkgKit
+import Testing
+import TestSupport
+
+/// What the diagnostics advise, beyond their codes: the nearest known key for a near miss, one
+/// `unsafe-path` for an over-long folder, code named in words.
+@Suite struct AdviceTests {
+    static func check(_ files: [XarCrafter.File]) throws -> [Diagnostic] {
+        let scratch = try Scratch()
+        let path = try XarCrafter(files).write(to: scratch.path("p.pkg"))
+        return try PackageCheck.run(path, context: RuleContext(purpose: .validate)).diagnostics
+    }
+
+    static func plist(_ body: String) -> XarCrafter.File {
+        XarCrafter.File(path: "ContentInfo.plist", data: Array("<plist><dict>\(body)</dict></plist>".utf8))
+    }
+
+    /// `IAPProductionIdentifier`, as a widely copied tutorial spells it.
+    @Test func nearMissOfAKeyIsNamed() throws {
+        let found = try Self.check([Self.plist("<key>ContentVersion</key><string>1.0</string><key>IAPProductionIdentifier</key><string>a.b</string>"), .file("Contents/a", "a")])
+        #expect(Set(found.map(\.code)) == [.missingKey, .unknownKey])
+        for diagnostic in found {
+            #expect(diagnostic.message.contains("did you mean IAPProductIdentifier?"), "\(diagnostic.message)")
+            #expect(!diagnostic.message.contains("remove it"))
+        }
+        // Case alone, and a swapped pair of letters.
+        let lower = try Self.check([Self.plist("<key>contentversion</key><string>1.0</string><key>IAPProductIdentifier</key><string>a.b</string>"), .file("Contents/a", "a")])
+        #expect(lower.contains { $0.code == .unknownKey && $0.message.contains("did you mean ContentVersion?") })
+        let swapped = try Self.check([Self.plist("<key>ContentVresion</key><string>1.0</string><key>IAPProductIdentifier</key><string>a.b</string>"), .file("Contents/a", "a")])
+        #expect(swapped.contains { $0.code == .missingKey && $0.message.contains("but has ContentVresion: did you mean ContentVersion?") })
+    }
+
+    @Test func farKeysAreStillToBeRemoved() throws {
+        let found = try Self.check([Self.plist("<key>ContentVersion</key><string>1.0</string><key>IAPProductIdentifier</key><string>a.b</string><key>Author</key><string>me</string><key>ContentVersions</key><string>x</string>"), .file("Contents/a", "a")])
+        #expect(found.map(\.code) == [.unknownKey, .unknownKey])
+        // Both known keys are present: nothing to mean instead.
+        #expect(found.allSatisfy { $0.message.hasSuffix("remove it") }, "\(found)")
+    }
+
+    @Test func nearestNameIsCloseOrNothing() {
+        #expect(NearestName.suggestion(for: "craete", among: ["create", "validate", "extract", "inspect", "diff"]) == "create")
+        #expect(NearestName.suggestion(for: "inpsect", among: ["create", "validate", "extract", "inspect", "diff"]) == "inspect")
+        #expect(NearestName.suggestion(for: "dif", among: ["create", "diff"]) == "diff")
+        #expect(NearestName.suggestion(for: "frobnicate", among: ["create", "validate", "extract", "inspect", "diff"]) == nil)
+        #expect(NearestName.suggestion(for: "x", among: ["diff"]) == nil)
+    }
+
+    /// A folder whose name is over 255 bytes: one finding for the folder, not one per entry in it.
+    @Test func overLongFolderIsReportedOnce() throws {
+        let long = String(repeating: "n", count: 300)
+        let found = try Self.check([XarCrafter.contentInfo(), .file("Contents/ok.txt", "ok")]
+            + (0..<5).map { XarCrafter.File.file("Contents/\(long)/f\($0).txt", "x") } + [.file("Contents/\(long)/sub/g.txt", "y")])
+        let unsafe = found.filter { $0.code == .unsafePath }
+        #expect(unsafe.count == 1, "\(unsafe)")
+        #expect(unsafe.first?.path == "Contents/\(long)")
+        #expect(unsafe.first?.message.contains("300 bytes") == true)
+        #expect(unsafe.first?.message.contains("this covers the 7 entries inside it") == true, "\(unsafe)")
+        // Two different bad names are two findings.
+        let two = try Self.check([XarCrafter.contentInfo(), .file("Contents/\(long)/a", "a"), .file("Contents/\(long)x/b", "b")])
+        #expect(two.filter { $0.code == .unsafePath }.count == 2)
+    }
+
+    @Test func codeIsNamedInWords() throws {
+        let found = try Self.check([XarCrafter.contentInfo(), .file("Contents/run.sh", "#!/bin/sh\necho hi\n")])
+        #expect(found.map(\.message) == ["this file is a script (it starts with #!): hosted content may not contain executable code; remove it"])
+    }
+}
