@@ -5,7 +5,8 @@ import PkgKitArchive
 /// The `pkgtool` command: builds, checks and installs hosted In-App Purchase content packages.
 @main
 struct Pkgtool: ParsableCommand {
-    static let version = "0.1.0"
+    /// The version lives in PkgKit, in one place.
+    static let version = PkgKitVersion.current
 
     static let configuration = CommandConfiguration(
         commandName: "pkgtool",
@@ -16,7 +17,7 @@ struct Pkgtool: ParsableCommand {
         2 input unreadable or I/O error, 64 wrong usage.
         """,
         version: version,
-        subcommands: [Create.self, Validate.self, Extract.self, Inspect.self, Diff.self]
+        subcommands: [Create.self, Validate.self, Extract.self, Inspect.self, Diff.self, Convert.self]
     )
 
     static func main() {

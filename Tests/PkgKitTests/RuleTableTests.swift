@@ -321,7 +321,7 @@ enum Make {
     }()
 
     @Test func everyCodeHasATriggerAndANearMiss() {
-        for code in DiagnosticCode.allCases {
+        for code in DiagnosticCode.allCases where !DiagnosticCode.notFromRules.contains(code) {
             #expect(Self.cases.contains { $0.code == code && $0.triggers }, "no package triggers \(code.rawValue)")
             #expect(Self.cases.contains { $0.code == code && !$0.triggers }, "no near miss for \(code.rawValue)")
         }

@@ -27,6 +27,15 @@ public enum DiagnosticCode: String, Codable, Sendable, CaseIterable {
     case junkFile = "junk-file"
     case contentUnchanged = "content-unchanged"
     case unknownKey = "unknown-key"
+    /// The path does not exist or cannot be read (exit 2).
+    case unreadableInput = "unreadable-input"
+    /// A write failed (disk full, read-only folder): the work could not be done (exit 2).
+    case ioError = "io-error"
+    /// `convert`: two products would share one asset pack ID (section 8).
+    case assetPackIDCollision = "asset-pack-id-collision"
+
+    /// The codes no package rule produces: they judge inputs, outputs and several packages at once.
+    public static let notFromRules: Set<DiagnosticCode> = [.unreadableInput, .ioError, .assetPackIDCollision]
 
     /// The severity SPEC section 2 gives this code.
     public var defaultSeverity: Severity {
