@@ -346,4 +346,23 @@ import Glibc
         #expect(try convert([pkg], out: s.path("out")).status == 0)
         #expect(s.list("out") == [".pkgtool-convert-\(getpid())-abc-com-example-other", "README.txt", "com-example-book", "com-example-book.json"])
     }
+
+    /// Ctrl-C always ends a conversion, even one blocked reading its input (a FIFO), with exit
+    /// 130 and the output folder as it was.
+    @Test(.timeLimit(.minutes(1))) func interruptEndsABlockedConversion() throws {
+        let s = try Scratch()
+        let pkg = try s.package("p", id: "com.example.book", version: "1.0", text: ["a.txt": "a\n"])
+        try #require(mkfifo(s.path("input.pkg"), 0o644) == 0)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandRunner.pkgtool)
+        process.arguments = ["convert", pkg, s.path("input.pkg"), "--to", "background-assets", "--out", s.path("out")]
+        process.standardOutput = FileHandle.nullDevice
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        Thread.sleep(forTimeInterval: 1)
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 130)
+        #expect(!exists(s.path("out")))
+    }
 }

@@ -100,19 +100,27 @@ extension AssetPackPlatform: ExpressibleByArgument {
 }
 
 /// SIGINT and SIGTERM as a flag that a long operation polls, so that it can remove what it
-/// staged before the process exits (with 128 + the signal's number).
+/// staged before the process exits (with 128 + the signal's number). An operation that does not
+/// stop within `grace` seconds (blocked opening a FIFO, say) is ended then, so that Ctrl-C
+/// always works; what it staged is removed by the next run.
 // Unchecked: `signal` is touched only under `lock`; `sources` only in `init`.
 final class InterruptFlag: @unchecked Sendable {
     private let lock = NSLock()
     private var signal: Int32 = 0
     private var sources: [DispatchSourceSignal] = []
 
-    init() {
+    init(grace: Double = 5) {
         for number in [SIGINT, SIGTERM] {
             // Delivered to the dispatch source instead of ending the process.
             Foundation.signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler { [self] in lock.withLock { if signal == 0 { signal = number } } }
+            source.setEventHandler { [self] in
+                lock.withLock { if signal == 0 { signal = number } }
+                DispatchQueue.global().asyncAfter(deadline: .now() + grace) {
+                    Console.err("pkgtool: interrupted")
+                    exit(128 + number)
+                }
+            }
             source.resume()
             sources.append(source)
         }
