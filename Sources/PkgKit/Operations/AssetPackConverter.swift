@@ -25,6 +25,7 @@ public struct AssetPackConverter: Sendable {
     /// The README written into the output folder.
     public static let readmeName = "README.txt"
 
+    /// A converter writing into `output` (trailing slashes dropped).
     public init(output: String) {
         var trimmed = output
         while trimmed.count > 1 && trimmed.hasSuffix("/") { trimmed.removeLast() }

@@ -25,9 +25,13 @@ public enum AssetPackDownloadPolicy: String, Sendable, CaseIterable, Codable {
 /// A platform an asset pack is built for (the manifest's `platforms`). Background Assets asset
 /// packs exist on every Apple platform but watchOS.
 public enum AssetPackPlatform: String, Sendable, CaseIterable, Codable {
+    /// iOS and iPadOS.
     case iOS
+    /// macOS.
     case macOS
+    /// tvOS.
     case tvOS
+    /// visionOS.
     case visionOS
 
     /// Reads a platform name as a person types it: `iOS`, `ios` and `IOS` are all iOS.
@@ -68,6 +72,7 @@ public struct AssetPackManifest: Sendable, Equatable {
     /// The platforms the pack is for, in the order written.
     public var platforms: [AssetPackPlatform]
 
+    /// A manifest for `assetPackID`, whose folder is named after it unless `directory` says otherwise.
     public init(assetPackID: String, downloadPolicy: AssetPackDownloadPolicy = .onDemand, directory: String? = nil,
                 platforms: [AssetPackPlatform] = [.iOS]) {
         self.assetPackID = assetPackID
@@ -100,7 +105,9 @@ public struct AssetPackManifest: Sendable, Equatable {
         let policyBody = events.isEmpty
             ? "{}"
             : "{\n      \"installationEventTypes\": [\n" + events.map { "        " + Self.quoted($0) }.joined(separator: ",\n") + "\n      ]\n    }"
-        let platformLines = platforms.map { "    " + Self.quoted($0.rawValue) }.joined(separator: ",\n")
+        let platformList = platforms.isEmpty
+            ? "[]"
+            : "[\n" + platforms.map { "    " + Self.quoted($0.rawValue) }.joined(separator: ",\n") + "\n  ]"
         return """
             {
               "assetPackID": \(Self.quoted(assetPackID)),
@@ -112,9 +119,7 @@ public struct AssetPackManifest: Sendable, Equatable {
                   "directory": \(Self.quoted(directory))
                 }
               ],
-              "platforms": [
-            \(platformLines)
-              ]
+              "platforms": \(platformList)
             }
 
             """

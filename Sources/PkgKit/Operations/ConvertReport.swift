@@ -15,6 +15,7 @@ public struct ConvertOptions: Sendable {
     /// `ConvertError.cancelled`. Once the packs are being moved into place it is no longer asked.
     public var isCancelled: (@Sendable () -> Bool)?
 
+    /// Options with on-demand packs for iOS and the default 2 GiB limit unless given.
     public init(downloadPolicy: AssetPackDownloadPolicy = .onDemand, platforms: [AssetPackPlatform] = [.iOS],
                 limits: PackageLimits = PackageLimits(), progress: (@Sendable (Int64, Int64) -> Void)? = nil,
                 isCancelled: (@Sendable () -> Bool)? = nil) {
@@ -82,6 +83,7 @@ public struct ConvertReport: Sendable, Codable {
     /// with different contents, unreadable inputs, write failures.
     public var diagnostics: [Diagnostic]
 
+    /// A report; `convert` makes them.
     public init(status: ConvertStatus, packs: [ConvertedPack] = [], packages: [PackageReport] = [],
                 superseded: [String] = [], diagnostics: [Diagnostic] = []) {
         self.status = status
@@ -106,16 +108,14 @@ public struct ConvertReport: Sendable, Codable {
     }
 }
 
-/// Why a conversion could not be done at all.
+/// Why a conversion stopped before it could report.
 public enum ConvertError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// Writing into the output folder failed (exit 2); what was there before is intact.
-    case io(path: String, String)
     /// `ConvertOptions.isCancelled` said stop; nothing in the output folder changed.
     case cancelled
 
+    /// The error in words.
     public var description: String {
         switch self {
-        case .io(let path, let message): return "\(path): \(message)"
         case .cancelled: return "interrupted: nothing was converted"
         }
     }
