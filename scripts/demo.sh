@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Walks through pkgtool on the sample content in Samples/:
-# create -> validate -> inspect -> diff -> extract, with output under build/.
+# create -> validate -> inspect -> diff -> extract -> convert, with output under build/.
 # Run from anywhere; `make demo` builds the release binary first.
 set -euo pipefail
 
@@ -36,12 +36,13 @@ fi
 
 PKGS=build/packages
 DOCS=build/Documents
+PACKS=build/asset-packs
 CH1_10=$PKGS/com.example.book.chapter1-1.0.pkg
 CH1_11=$PKGS/com.example.book.chapter1-1.1.pkg
 CH2_10=$PKGS/com.example.book.chapter2-1.0.pkg
 
 step "Preparing $PKGS and $DOCS"
-rm -rf "$PKGS" "$DOCS"
+rm -rf "$PKGS" "$DOCS" "$PACKS"
 mkdir -p "$PKGS" "$DOCS"
 
 step "Creating chapter1 1.0, chapter2 1.0, and chapter1 1.1 (checked against 1.0)"
@@ -78,3 +79,10 @@ done
 
 step "Packages ($PKGS)"
 ls -l "$PKGS"
+
+require convert
+step "Converting every package to Background Assets asset packs in $PACKS (chapter1: the latest, 1.1)"
+"$PKGTOOL" convert "$PKGS"/*.pkg --to background-assets --out "$PACKS"
+
+step "Asset packs ($PACKS)"
+find "$PACKS" | sort

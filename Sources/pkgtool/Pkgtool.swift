@@ -6,7 +6,8 @@ import PkgKitArchive
 /// The `pkgtool` command: builds, checks and installs hosted In-App Purchase content packages.
 @main
 struct Pkgtool: AsyncParsableCommand {
-    static let version = "0.1.0"
+    /// The version lives in PkgKit, in one place.
+    static let version = PkgKitVersion.current
 
     static let configuration = CommandConfiguration(
         commandName: "pkgtool",
@@ -18,7 +19,7 @@ struct Pkgtool: AsyncParsableCommand {
         64 wrong usage.
         """,
         version: version,
-        subcommands: [Create.self, Validate.self, Extract.self, Inspect.self, Diff.self, Publish.self, Sync.self, Keygen.self]
+        subcommands: [Create.self, Validate.self, Extract.self, Inspect.self, Diff.self, Publish.self, Sync.self, Keygen.self, Convert.self]
     )
 
     /// `--json` and `--quiet` given before the command name.

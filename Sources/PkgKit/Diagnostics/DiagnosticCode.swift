@@ -38,9 +38,11 @@ public enum DiagnosticCode: String, Codable, Sendable, CaseIterable {
 
     /// Writing failed: the output or the Documents folder cannot be written, the disk is full (exit 2).
     case ioError = "io-error"
+    /// `convert`: two products would share one asset pack ID (section 8).
+    case assetPackIDCollision = "asset-pack-id-collision"
 
-    /// The codes no package rule produces: they judge inputs, outputs, catalogs and signatures.
-    public static let notFromRules: Set<DiagnosticCode> = [.unreadableInput, .ioError, .unknownProduct, .badSignature, .invalidCatalog]
+    /// The codes no package rule produces: they judge inputs, outputs, catalogs, signatures and several packages at once.
+    public static let notFromRules: Set<DiagnosticCode> = [.unreadableInput, .ioError, .unknownProduct, .badSignature, .invalidCatalog, .assetPackIDCollision]
 
     /// The severity SPEC section 2 gives this code.
     public var defaultSeverity: Severity {

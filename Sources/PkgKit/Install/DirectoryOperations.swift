@@ -1,3 +1,4 @@
+internal import CSyscalls
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -56,4 +57,26 @@ func randomSuffix() -> String {
 /// Opens a folder by path, for the calls that continue relative to it.
 func openDirectory(_ path: String) -> Int32 {
     open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+}
+
+/// Puts the folder `staging` in the place of the folder `name` in `dir` (whose path is `path`),
+/// and removes the old one. On Linux the two swap in one atomic step (`renameat2(RENAME_EXCHANGE)`),
+/// so `name` never goes missing; elsewhere two renames, the old folder kept as `.replacing-*` in
+/// between, which `ProductFolder.removeLeftovers` puts back if a run is killed there.
+func replaceFolder(_ name: String, with staging: String, in dir: Int32, path: String) throws {
+    #if os(Linux)
+    if CSyscalls_exchange(dir, staging, dir, name) == 0 {
+        try? removeTree(dir, name: staging)
+        return
+    }
+    guard errno == EINVAL || errno == ENOSYS else { throw InstallError.io(path: path + "/" + name, errnoText()) }
+    #endif
+    let old = ProductFolder.replacingPrefix + randomSuffix()
+    try check(renameat(dir, name, dir, old), path + "/" + old)
+    if renameat(dir, staging, dir, name) != 0 {
+        let message = errnoText()
+        renameat(dir, old, dir, name)
+        throw InstallError.io(path: path + "/" + name, message)
+    }
+    try? removeTree(dir, name: old)
 }

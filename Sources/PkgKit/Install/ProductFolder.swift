@@ -1,4 +1,3 @@
-internal import CSyscalls
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -191,25 +190,9 @@ final class ProductFolder {
         try removeTree(descriptor, name: name)
     }
 
-    /// Puts the staged folder in the place of an installed version. On Linux the two swap in one
-    /// atomic step (`renameat2(RENAME_EXCHANGE)`), so the version folder never goes missing;
-    /// elsewhere two renames, and a run killed between them is repaired by the next one.
+    /// Puts the staged folder in the place of an installed version (see `replaceFolder`).
     func replace(_ folderName: String, with staging: String) throws {
-        #if os(Linux)
-        if CSyscalls_exchange(descriptor, staging, descriptor, folderName) == 0 {
-            try? remove(staging)
-            return
-        }
-        guard errno == EINVAL || errno == ENOSYS else { throw InstallError.io(path: path(folderName), errnoText()) }
-        #endif
-        let old = Self.replacingPrefix + randomSuffix()
-        try rename(folderName, to: old)
-        if renameat(descriptor, staging, descriptor, folderName) != 0 {
-            let message = errnoText()
-            renameat(descriptor, old, descriptor, folderName)
-            throw InstallError.io(path: path(folderName), message)
-        }
-        try? remove(old)
+        try replaceFolder(folderName, with: staging, in: descriptor, path: path)
     }
 
     /// Repairs and removes what an interrupted run left: a version moved aside by a `--force`

@@ -5,10 +5,13 @@ import PkgKit
 
 /// SIGINT and SIGTERM as a request to stop: the first one sets `cancellation`, and the work in
 /// progress removes what it started (a staging folder) before the command exits with 128 + the
-/// signal (130, 143). A second signal exits at once; the next run cleans up.
+/// signal (130, 143). Work that does not stop within `grace` seconds (blocked opening a FIFO, a
+/// long flush), or a second signal, ends the process at once; the next run cleans up.
 enum Interruption {
     /// The flag the library's long work checks.
     static let cancellation = Cancellation()
+    /// How long work may take to stop after the first signal.
+    static let grace: Double = 5
     // Only read or written under `lock`.
     nonisolated(unsafe) private static var received: Int32 = 0
     private static let lock = NSLock()
@@ -28,6 +31,10 @@ enum Interruption {
                 }
                 guard first else { _exit(128 + number) }
                 cancellation.cancel()
+                DispatchQueue.global().asyncAfter(deadline: .now() + grace) {
+                    Console.err("pkgtool: interrupted")
+                    _exit(128 + number)
+                }
             }
             source.resume()
             sources.append(source)

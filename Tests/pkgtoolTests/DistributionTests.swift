@@ -1,0 +1,158 @@
+import Foundation
+import Testing
+import TestSupport
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// What users of a command-line tool expect around it: `make install` (binary, man page, bash, zsh
+/// and fish completions, with DESTDIR) and `make uninstall`, completions that know every
+/// subcommand, a `--version` that matches the README, and PkgKit's DocC catalog.
+@Suite struct DistributionTests {
+    static let root = CommandRunner.packageRoot.path
+    /// Where `make man` (run by `make test`) leaves the man page.
+    static let manPage = root + "/.build/plugins/GenerateManual/outputs/pkgtool/pkgtool.1"
+
+    /// The subcommands `pkgtool --help` lists.
+    static func subcommands() throws -> [String] {
+        let help = try CommandRunner.pkgtool(["--help"]).stdout
+        let section = help.components(separatedBy: "SUBCOMMANDS:").dropFirst().first ?? ""
+        // The list ends at the first blank line ("See 'pkgtool help <subcommand>'…" follows).
+        let list = section.split(separator: "\n", omittingEmptySubsequences: false).dropFirst().prefix { !$0.isEmpty }
+        return list.compactMap { line -> String? in
+            // "  name   abstract": a name at two spaces; continuation lines are indented further.
+            guard line.hasPrefix("  "), !line.hasPrefix("   "), let name = line.split(separator: " ").first else { return nil }
+            return name.allSatisfy({ $0.isLetter || $0 == "-" }) ? String(name) : nil
+        }
+    }
+
+    private static func mode(_ path: String) -> Int {
+        var info = stat()
+        return stat(path, &info) == 0 ? Int(info.st_mode & 0o7777) : -1
+    }
+
+    @Test func helpListsTheSubcommands() throws {
+        let names = try Self.subcommands()
+        #expect(Set(["create", "validate", "extract", "inspect", "diff", "convert"]).isSubset(of: Set(names)), "\(names)")
+    }
+
+    /// `make install DESTDIR=… PREFIX=/usr` lays out the binary, the man page and the three
+    /// completion scripts; `make uninstall` removes them all again.
+    @Test func installAndUninstallIntoDestdir() throws {
+        try #require(FileManager.default.fileExists(atPath: Self.manPage),
+                     "no man page at \(Self.manPage): `make test` makes it (`make man MAN_CONFIG=debug`)")
+        let s = try Scratch()
+        let common = ["DESTDIR=" + s.path("dest"), "PREFIX=/usr", "PKGTOOL_BIN=" + CommandRunner.pkgtool,
+                      "COMPLETIONS_DIR=" + s.path("completions")]
+        let install = try CommandRunner.run("/usr/bin/make", ["--no-print-directory", "-C", Self.root, "install"] + common)
+        try #require(install.status == 0, "make install failed:\n\(install.stdout)\(install.stderr)")
+
+        let usr = s.path("dest/usr")
+        let expected = [
+            "bin/pkgtool": 0o755,
+            "share/man/man1/pkgtool.1": 0o644,
+            "share/bash-completion/completions/pkgtool": 0o644,
+            "share/zsh/site-functions/_pkgtool": 0o644,
+            "share/fish/vendor_completions.d/pkgtool.fish": 0o644,
+        ]
+        for (path, mode) in expected {
+            #expect(Self.mode(usr + "/" + path) == mode, "\(path): mode \(String(Self.mode(usr + "/" + path), radix: 8))")
+        }
+        let installed = try CommandRunner.run(usr + "/bin/pkgtool", ["--version"])
+        #expect(installed.status == 0 && !installed.stdout.isEmpty)
+        let man = String(decoding: try s.read("dest/usr/share/man/man1/pkgtool.1"), as: UTF8.self)
+        #expect(man.contains(".Dt PKGTOOL 1"), "not an mdoc man page")
+        for name in try Self.subcommands() {
+            #expect(man.contains(name), "the man page does not mention \(name)")
+        }
+        // The installed scripts are what the binary generates.
+        for (shell, path) in [("bash", "share/bash-completion/completions/pkgtool"), ("zsh", "share/zsh/site-functions/_pkgtool"),
+                              ("fish", "share/fish/vendor_completions.d/pkgtool.fish")] {
+            let generated = try CommandRunner.pkgtool(["--generate-completion-script", shell]).stdout
+            #expect(s.text("dest/usr/" + path) == generated, "\(shell)")
+        }
+
+        let uninstall = try CommandRunner.run("/usr/bin/make", ["--no-print-directory", "-C", Self.root, "uninstall"] + common)
+        #expect(uninstall.status == 0, "\(uninstall.stderr)")
+        for path in expected.keys { #expect(!exists(usr + "/" + path), "\(path) is still installed") }
+    }
+
+    /// Each completion script names every subcommand `--help` lists (and so every one added later).
+    @Test(arguments: ["bash", "zsh", "fish"])
+    func completionScriptsKnowEverySubcommand(shell: String) throws {
+        let script = try CommandRunner.pkgtool(["--generate-completion-script", shell])
+        #expect(script.status == 0)
+        for name in try Self.subcommands() {
+            #expect(script.stdout.contains(name), "\(shell) completion lacks \(name)")
+        }
+        #expect(script.stdout.contains("download-policy") && script.stdout.contains("visionOS"), "convert's options")
+        if shell == "bash" {
+            let s = try Scratch()
+            try s.write("c.bash", script.stdout)
+            #expect(try CommandRunner.run("/bin/bash", ["-n", s.path("c.bash")]).status == 0, "not valid bash")
+        }
+    }
+
+    /// `pkgtool --version` prints the version the README states, and the README's dependency
+    /// example asks for it.
+    @Test func versionMatchesTheReadme() throws {
+        let version = try CommandRunner.pkgtool(["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        #expect(!version.isEmpty)
+        let readme = try String(contentsOfFile: Self.root + "/README.md", encoding: .utf8)
+        let stated = readme.firstMatch(of: /This README describes pkgtool \*\*([0-9.]+)\*\*/)?.1
+        #expect(stated.map(String.init) == version, "README states \(stated.map(String.init) ?? "no version"), --version says \(version)")
+        #expect(readme.contains("from: \"\(version)\""), "the README's Package.swift example asks for another version")
+    }
+
+    /// PkgKit's DocC catalog builds with every link resolved. `make docs` runs the same through
+    /// swift-docc-plugin, which would wait here for the package lock `swift test` holds: this
+    /// extracts PkgKit's symbol graph from the debug build the tests run on and hands it to docc
+    /// directly, `--warnings-as-errors` as `make docs` does (seconds, not a build).
+    @Test func docCatalogBuildsWithEveryLinkResolved() throws {
+        let s = try Scratch()
+        let modules = Self.root + "/.build/debug/Modules"
+        try #require(FileManager.default.fileExists(atPath: modules + "/PkgKit.swiftmodule"), "no debug build of PkgKit")
+        var extract = ["swift", "symbolgraph-extract", "-module-name", "PkgKit", "-I", modules,
+                       "-minimum-access-level", "public", "-output-dir", s.path("symbols")]
+        #if arch(x86_64)
+        extract += ["-target", "x86_64-unknown-linux-gnu"]
+        #else
+        extract += ["-target", "aarch64-unknown-linux-gnu"]
+        #endif
+        for module in ["CXML2", "CZlib", "CSyscalls"] {
+            extract += ["-Xcc", "-fmodule-map-file=\(Self.root)/Sources/\(module)/module.modulemap"]
+        }
+        extract += ["-Xcc", "-I/usr/include/libxml2"]
+        try s.mkdir("symbols")
+        let symbols = try CommandRunner.run("/usr/bin/env", extract)
+        try #require(symbols.status == 0, "symbolgraph-extract: \(symbols.stderr)")
+
+        let archive = s.path("PkgKit.doccarchive")
+        let docc = try CommandRunner.run("/usr/bin/env", ["docc", "convert", Self.root + "/Sources/PkgKit/PkgKit.docc",
+            "--additional-symbol-graph-dir", s.path("symbols"), "--output-path", archive,
+            "--fallback-display-name", "PkgKit", "--fallback-bundle-identifier", "PkgKit", "--warnings-as-errors"])
+        #expect(docc.status == 0, "docc:\n\(docc.stdout)\(docc.stderr)")
+        for page in ["data/documentation/pkgkit.json", "data/documentation/pkgkit/gettingstarted.json",
+                     "data/documentation/pkgkit/installer.json", "data/documentation/pkgkit/assetpackconverter.json"] {
+            #expect(FileManager.default.fileExists(atPath: archive + "/" + page), "\(page) missing from the archive")
+        }
+        let makefile = try String(contentsOfFile: Self.root + "/Makefile", encoding: .utf8)
+        #expect(makefile.contains("generate-documentation --target PkgKit"), "make docs no longer uses swift-docc-plugin")
+    }
+
+    /// Issue 12, item 13: `make test`, `make build` and `make demo` build quietly (`swift build
+    /// -q` prints only errors) and say first what they do and how long a first build takes.
+    @Test(arguments: ["test", "build", "demo"])
+    func buildsAreQuietAndSayWhatTheyDo(target: String) throws {
+        // A dry run: recursive makes are dry runs too.
+        let plan = try CommandRunner.run("/usr/bin/make", ["-n", "--no-print-directory", "-C", Self.root, target])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        let lines = plan.stdout.split(separator: "\n").map(String.init)
+        let builds = lines.filter { $0.contains("swift build") || $0.contains("swift test") && !$0.contains("--skip-build") }
+        #expect(!builds.isEmpty)
+        for line in builds { #expect(line.contains(" -q"), "a noisy build: \(line)") }
+        let announce = lines.firstIndex { $0.hasPrefix("echo") && $0.contains("first build") }
+        let firstBuild = lines.firstIndex { $0.contains("swift build") }
+        #expect(announce != nil && firstBuild != nil && announce! < firstBuild!, "nothing says what is built, or how long it takes, before building")
+    }
+}
