@@ -14,16 +14,17 @@ struct DeltaDownload: Sendable {
 
     /// How much of the header and TOC the first request asks for: most TOCs fit.
     static let firstRequestBytes: Int64 = 64 << 10
-    /// A delta fetching more than this share of the package is not worth its requests.
-    static let worthwhileShare = 0.5
 
     /// What the download part found.
     enum Outcome: Sendable {
         /// The ranges are in the copy; these files come from the installed version.
         case ready(reused: [ArchivePath: ReusedFile], fetchedFiles: Int)
-        /// The server answered a Range request with the whole file (200): download it whole.
+        /// The server answered the first Range request with the whole file (200), which is now
+        /// in the copy, checked against the catalog's size and sha256: install it as it is.
+        case whole
+        /// The server stopped answering Range requests part-way: download the package whole.
         case rangesIgnored
-        /// A delta does not apply (not a xar pkgtool reads itself, or most of it changed).
+        /// A delta does not apply (not a xar pkgtool reads itself).
         case notApplicable(String)
     }
 
@@ -36,9 +37,17 @@ struct DeltaDownload: Sendable {
              received: ByteCounter, progress: (@Sendable (Int64, Int64) -> Void)?) async throws -> Outcome {
         guard let tocSHA256 = entry.tocSHA256 else { return .notApplicable("the catalog gives no tocSHA256") }
         do {
-            // The header and (most likely) the whole TOC and its checksum in one request.
+            // The header and (most likely) the whole TOC and its checksum in one request. A server
+            // that ignores Range sends the whole package instead: that is then the one download.
             var fetchedEnd = min(entry.size, Self.firstRequestBytes)
-            try await fetch(.init(start: 0, end: fetchedEnd), into: copy, received: received)
+            if try await fetch(.init(start: 0, end: fetchedEnd), into: copy, received: received, acceptWhole: true,
+                               advanced: { progress?(received.value, entry.size) }) {
+                let digest = try copy.sha256(ofFirst: entry.size)
+                guard digest == entry.sha256.lowercased() else {
+                    throw DownloadError.checksumMismatch(url: url.absoluteString, expected: entry.sha256, actual: digest)
+                }
+                return .whole
+            }
             let header = try copy.read(28, at: 0)
             guard header.count == 28, header.starts(with: Array("xar!".utf8)), header[4] == 0, header[5] == 28 else {
                 return .notApplicable("not a xar package pkgtool reads itself")
@@ -76,9 +85,6 @@ struct DeltaDownload: Sendable {
                 range.end <= fetchedEnd ? nil : .init(start: max(range.start, fetchedEnd), end: range.end)
             })
             let planned = ranges.reduce(Int64(0)) { $0 + $1.count }
-            guard Double(planned) <= Double(entry.size) * Self.worthwhileShare else {
-                return .notApplicable("most of the package changed")
-            }
             let base = received.value
             for range in ranges {
                 try await fetch(range, into: copy, received: received) { progress?(received.value - base, planned) }
@@ -90,30 +96,51 @@ struct DeltaDownload: Sendable {
     }
 
     /// Fetches `range` into the copy, resuming within the range after a transient failure.
-    private func fetch(_ range: DeltaPlan.ByteRange, into copy: SparseCopy, received: ByteCounter,
-                       advanced: (@Sendable () -> Void)? = nil) async throws {
+    /// With `acceptWhole`, a 200 (the server ignores Range) is taken as the whole package, written
+    /// from byte 0 and bounded by the catalog's size; returns true when that happened.
+    @discardableResult
+    private func fetch(_ range: DeltaPlan.ByteRange, into copy: SparseCopy, received: ByteCounter, acceptWhole: Bool = false,
+                       advanced: (@Sendable () -> Void)? = nil) async throws -> Bool {
         let position = ByteCounter(range.start)
+        let whole = ByteCounter(0)
         let link = url.absoluteString, total = entry.size
         try await retryPolicy.run { _, madeProgress in
             let start = position.value
-            guard start < range.end else { return }
+            let end = whole.value == 1 ? total : range.end
+            guard start < end else { return }
             defer { madeProgress = position.value > start }
-            let request = HTTPRequest(url: url, range: ByteRange(first: start, last: range.end - 1), maximumBodyBytes: range.end - start)
+            let request = HTTPRequest(url: url, range: ByteRange(first: start, last: range.end - 1),
+                                      maximumBodyBytes: acceptWhole ? total : range.end - start)
             _ = try await transport.get(request, onResponse: { head in
-                guard head.statusCode == 206 else { throw RangesIgnored() }
-                guard let sent = head.contentRange, sent.first == start, sent.last == range.end - 1, sent.total == nil || sent.total == total else {
+                if head.statusCode == 200 {
+                    guard acceptWhole else { throw RangesIgnored() }
+                    guard head.contentLength == nil || head.contentLength == total else {
+                        throw DownloadError.sizeMismatch(url: link, "the server's file is \(head.contentLength!) bytes, the catalog says \(total)")
+                    }
+                    // From byte 0 again, whatever an earlier attempt had.
+                    position.add(-position.value)
+                    whole.add(1 - whole.value)
+                    return
+                }
+                guard let sent = head.contentRange, sent.first == start, sent.last == range.end - 1, sent.total == nil || sent.total == total,
+                      head.contentLength == nil || head.contentLength == range.end - start else {
                     throw DownloadError.sizeMismatch(url: link, "asked for bytes \(start)-\(range.end - 1) of \(total), the server sent something else")
                 }
             }, onBody: { chunk in
+                guard position.value + Int64(chunk.count) <= (whole.value == 1 ? total : range.end) else {
+                    throw DownloadError.bodyTooLong(url: link, limit: whole.value == 1 ? total : range.end - start)
+                }
                 try copy.write(chunk, at: position.value)
                 position.add(Int64(chunk.count))
                 received.add(Int64(chunk.count))
                 advanced?()
             })
-            if position.value < range.end {
-                throw TransportError.connectionLost(url: link, "the range ended at byte \(position.value), before \(range.end)")
+            let wanted = whole.value == 1 ? total : range.end
+            if position.value < wanted {
+                throw TransportError.connectionLost(url: link, "the body ended at byte \(position.value), before \(wanted)")
             }
         }
+        return whole.value == 1
     }
 }
 

@@ -47,10 +47,11 @@ public struct LocalFileTransport: HTTPTransport {
                                     contentRange: ContentRange(first: first, last: last, total: size))
         }
         let length = last - first + 1
+        // The caller judges the head first, as over HTTP.
+        try onResponse(head)
         guard length <= request.maximumBodyBytes else {
             throw TransportError.bodyTooLong(url: url, limit: request.maximumBodyBytes)
         }
-        try onResponse(head)
         var buffer = [UInt8](repeating: 0, count: Self.chunkSize)
         var done: Int64 = 0
         while done < length {

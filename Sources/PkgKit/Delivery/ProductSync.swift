@@ -103,7 +103,8 @@ struct ProductSync {
             let download = DeltaDownload(url: url, entry: latest, transport: client.transport, retryPolicy: options.retryPolicy)
             let outcome = try await download.run(into: copy, product: folder, installedVersion: installedFolder,
                                                  received: received, progress: report(.downloading))
-            if case .ready(let reused, let fetchedFiles) = outcome {
+            switch outcome {
+            case .ready(let reused, let fetchedFiles):
                 do {
                     let installed = try installer.install(.delta(copy.path, shownAs: url.absoluteString, name: url.lastPathComponent, reused: reused),
                                                           into: folder, options: installOptions)
@@ -113,6 +114,13 @@ struct ProductSync {
                 } catch InstallError.packageChanged {
                     // An installed file changed under the plan: the whole package it is.
                 }
+            case .whole:
+                let installed = try installer.install(.file(copy.path, shownAs: url.absoluteString, name: url.lastPathComponent),
+                                                      into: folder, options: installOptions)
+                record(installed, delta: false, into: &result)
+                return
+            case .rangesIgnored, .notApplicable:
+                break
             }
         }
 
@@ -120,13 +128,23 @@ struct ProductSync {
         try noteEntry(latest, for: partName, in: folder)
         let download = ResumableDownload(url: url, partPath: partPath, expectedSize: latest.size, expectedSHA256: latest.sha256,
                                          retryPolicy: options.retryPolicy)
-        let downloaded = try await download.run(using: client.transport, progress: report(.downloading))
+        let downloaded: ResumableDownload.Result
+        do {
+            downloaded = try await download.run(using: client.transport, progress: report(.downloading))
+        } catch let error as DownloadError where error.isRefusal {
+            // Not the catalog's bytes: nothing of them is kept (the download removed its `.part`).
+            try? folder.remove(partName)
+            try? folder.remove(partName + Self.entrySuffix)
+            folder.removeIfCreatedAndEmpty()
+            throw error
+        }
         received.add(downloaded.bytesDownloaded)
         let installed = try installer.install(.file(partPath, shownAs: url.absoluteString, name: url.lastPathComponent),
                                               into: folder, options: installOptions)
         // Installed, or refused by a rule: either way these bytes are done with.
         try? folder.remove(partName)
         try? folder.remove(partName + Self.entrySuffix)
+        if installed.status == .refused { folder.removeIfCreatedAndEmpty() }
         record(installed, delta: false, into: &result)
     }
 

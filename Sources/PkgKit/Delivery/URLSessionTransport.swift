@@ -206,14 +206,15 @@ private final class RequestState: @unchecked Sendable {
             return failure != nil
         }
         if refused { return .cancel }
-        if let length, length > request.maximumBodyBytes {
-            fail(TransportError.bodyTooLong(url: url, limit: request.maximumBodyBytes))
-            return .cancel
-        }
+        // The caller judges the head first: a 200 where a range was asked for is its to handle.
         do {
             try onResponse(head)
         } catch {
             fail(error)
+            return .cancel
+        }
+        if let length, length > request.maximumBodyBytes {
+            fail(TransportError.bodyTooLong(url: url, limit: request.maximumBodyBytes))
             return .cancel
         }
         return .allow

@@ -1,0 +1,328 @@
+import Crypto
+import Foundation
+import PkgKit
+import Testing
+import TestSupport
+
+/// End-to-end tests of `pkgtool sync` against real servers: a folder published by `pkgtool
+/// publish`, served by nginx (started by the test on loopback) or by the fault-injecting server.
+/// After every fault: either a correct install, or the previous version intact and a clear
+/// diagnostic; never a partial install, never a byte outside `Documents/<id>/`.
+@Suite(.timeLimit(.minutes(3))) struct SyncCommandTests {
+    static let id = "com.example.sync"
+    let scratch: Scratch
+    /// The content of 1.0 and of 1.1, which changes one file and adds one.
+    let v10: (pkg: String, contents: String)
+    let v11: (pkg: String, contents: String)
+    let published: String
+
+    init() throws {
+        scratch = try Scratch()
+        let big = randomData(400_000), text = Data(String(repeating: "a line of text that compresses well\n", count: 6000).utf8)
+        var files: [String: Data] = ["media/big.bin": big, "text/long.txt": text, "changing.bin": randomData(100_000)]
+        for index in 0..<20 { files["pages/p\(index).txt"] = Data("page \(index)\n".utf8) }
+        v10 = try scratch.package("v10", id: Self.id, version: "1.0", files: files)
+        files["changing.bin"] = randomData(100_000)
+        files["new.txt"] = Data("new in 1.1\n".utf8)
+        v11 = try scratch.package("v11", id: Self.id, version: "1.1", files: files)
+        published = scratch.path("pub")
+    }
+
+    func publish(_ packages: String..., sign key: String? = nil) async throws {
+        let result = try await CommandRunner.pkgtool(["publish"] + packages + ["--to", published] + (key.map { ["--sign", $0] } ?? []))
+        try #require(result.status == 0, "publish failed: \(result.stdout)\(result.stderr)")
+    }
+
+    func sync(_ source: String, _ arguments: String..., documents: String? = nil) async throws -> CommandResult {
+        try await CommandRunner.pkgtool(["sync", source, "--documents", documents ?? scratch.documents, "--json"] + arguments)
+    }
+
+    /// The product's one result in a sync report.
+    func product(_ result: CommandResult) -> [String: Any] {
+        (result.json["products"] as? [[String: Any]])?.first ?? [:]
+    }
+
+    var productFolder: String { scratch.documents + "/" + Self.id }
+
+    /// Nothing but the product folder in Documents; in it only versions, the record, the lock,
+    /// and (when `download` is allowed) a download kept for resuming.
+    func expectTidy(download: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) {
+        #expect(names(scratch.documents) == [Self.id], sourceLocation: sourceLocation)
+        for name in names(productFolder) where ContentVersion(name) == nil {
+            let allowed = [".lock", "ContentInfo.plist"].contains(name) || (download && name.hasPrefix(".download-"))
+            #expect(allowed, "unexpected \(name) in the product folder", sourceLocation: sourceLocation)
+        }
+    }
+
+    // MARK: - nginx
+
+    @Test func installThenDeltaUpdateOverNginx() async throws {
+        try await publish(v10.pkg)
+        let nginx = try NginxServer(root: published)
+        defer { nginx.stop() }
+        let catalogURL = nginx.url("catalog.json").absoluteString
+
+        let first = try await sync(catalogURL, "--product", Self.id)
+        #expect(first.status == 0, "\(first.stdout)\(first.stderr)")
+        #expect(product(first)["status"] as? String == "installed")
+        #expect(product(first)["delta"] as? Bool == false)
+        #expect(differences(productFolder + "/1.0", expected: snapshot(v10.contents)).isEmpty)
+
+        // Same catalog again: nothing downloaded beyond the catalog.
+        let requestsBefore = nginx.log(atLeast: 2).count
+        let again = try await sync(catalogURL)
+        #expect(again.status == 0)
+        #expect(product(again)["status"] as? String == "unchanged")
+        let afterAgain = nginx.log(atLeast: requestsBefore + 1)
+        #expect(afterAgain.dropFirst(requestsBefore).allSatisfy { $0.path.hasSuffix("catalog.json") }, "\(afterAgain)")
+
+        // 1.1 published: an update run fetches the header, the TOC and the one changed file.
+        try await publish(v11.pkg)
+        let update = try await sync(catalogURL)
+        #expect(update.status == 0, "\(update.stdout)\(update.stderr)")
+        let result = product(update)
+        #expect(result["status"] as? String == "installed")
+        #expect(result["previousVersion"] as? String == "1.0")
+        #expect(result["delta"] as? Bool == true)
+        #expect(differences(productFolder + "/1.1", expected: snapshot(v11.contents)).isEmpty)
+        #expect(readRecord(productFolder)?.version == "1.1")
+        expectTidy()
+
+        let size = Int(try FileManager.default.attributesOfItem(atPath: v11.pkg)[.size] as! Int)
+        let requests = nginx.log(atLeast: afterAgain.count + 2).filter { $0.path.hasSuffix("/1.1.pkg") }
+        let fetched = requests.reduce(0) { $0 + $1.bodyBytesSent }
+        #expect(requests.allSatisfy { $0.status == 206 && $0.range != nil }, "\(requests)")
+        // changing.bin (100,000 random bytes, stored) plus new.txt, the plist, header and TOC.
+        #expect(fetched < 100_000 + 64 * 1024, "fetched \(fetched) of \(size) bytes: \(requests)")
+        #expect(result["bytesDownloaded"] as? Int == fetched)
+    }
+
+    @Test func deltaEqualsAFullDownloadEvenAfterAnInstalledFileWasEdited() async throws {
+        try await publish(v10.pkg)
+        let nginx = try NginxServer(root: published)
+        defer { nginx.stop() }
+        let catalogURL = nginx.url("catalog.json").absoluteString
+        #expect(try await sync(catalogURL, "--product", Self.id).status == 0)
+        // Edited in place after install (same size, other bytes): it must not be reused.
+        try scratch.write("Documents/\(Self.id)/1.0/pages/p3.txt", "PAGE 3\n")
+        try await publish(v11.pkg)
+
+        let delta = try await sync(catalogURL)
+        #expect(product(delta)["delta"] as? Bool == true, "\(delta.stdout)")
+        let full = try await sync(catalogURL, "--product", Self.id, "--no-delta", documents: scratch.path("Full"))
+        #expect(product(full)["delta"] as? Bool == false)
+        #expect(snapshot(productFolder + "/1.1") == snapshot(scratch.path("Full/\(Self.id)/1.1")))
+        #expect(differences(productFolder + "/1.1", expected: snapshot(v11.contents)).isEmpty)
+        #expect(FileManager.default.contents(atPath: productFolder + "/ContentInfo.plist")
+                == FileManager.default.contents(atPath: scratch.path("Full/\(Self.id)/ContentInfo.plist")))
+    }
+
+    @Test func aServerThatIgnoresRangeGetsOneFullDownload() async throws {
+        try await publish(v10.pkg)
+        let nginx = try NginxServer(root: published, honorRanges: false)
+        defer { nginx.stop() }
+        let catalogURL = nginx.url("catalog.json").absoluteString
+        #expect(try await sync(catalogURL, "--product", Self.id).status == 0)
+        try await publish(v11.pkg)
+        let update = try await sync(catalogURL)
+        #expect(update.status == 0, "\(update.stdout)")
+        #expect(product(update)["delta"] as? Bool == false)
+        #expect(differences(productFolder + "/1.1", expected: snapshot(v11.contents)).isEmpty)
+        let size = Int(try FileManager.default.attributesOfItem(atPath: v11.pkg)[.size] as! Int)
+        let requests = nginx.log(atLeast: 4).filter { $0.path.hasSuffix("/1.1.pkg") }
+        #expect(requests.filter { $0.bodyBytesSent == size }.count == 1, "\(requests)")
+        #expect(requests.count <= 2, "one probe at most besides the download: \(requests)")
+    }
+
+    // MARK: - Signatures and the catalog
+
+    @Test func trustedCatalogsOnly() async throws {
+        let keys = scratch.path("keys")
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        #expect(try await CommandRunner.pkgtool(["keygen", "--out", keys + "/good"]).status == 0)
+        #expect(try await CommandRunner.pkgtool(["keygen", "--out", keys + "/other"]).status == 0)
+        try await publish(v10.pkg, sign: keys + "/good.pem")
+        let server = try FaultHTTPServer(root: published)
+        defer { server.stop() }
+        let catalogURL = server.url("catalog.json").absoluteString
+
+        let wrongKey = try await sync(catalogURL, "--product", Self.id, "--trust", keys + "/other.pub.pem")
+        #expect(wrongKey.status == 1)
+        #expect(codes(product(wrongKey)).contains("bad-signature"))
+        #expect(server.log.allSatisfy { !$0.path.hasSuffix(".pkg") }, "a package was fetched: \(server.log)")
+        #expect(!exists(productFolder))
+
+        try FileManager.default.removeItem(atPath: published + "/catalog.json.sig")
+        let unsigned = try await sync(catalogURL, "--product", Self.id, "--trust", keys + "/good.pub.pem")
+        #expect(unsigned.status == 1)
+        #expect(codes(product(unsigned)).contains("bad-signature"))
+        #expect(!exists(productFolder))
+
+        try await publish(v11.pkg, sign: keys + "/good.pem")
+        let good = try await sync(catalogURL, "--product", Self.id, "--trust", keys + "/good.pub.pem")
+        #expect(good.status == 0, "\(good.stdout)")
+        #expect(readRecord(productFolder)?.version == "1.1")
+    }
+
+    @Test func anHTMLPageInsteadOfTheCatalogIsRefused() async throws {
+        try await publish(v10.pkg)
+        let server = try FaultHTTPServer(root: published)
+        defer { server.stop() }
+        server.always("catalog.json", .htmlInsteadOfFile)
+        let result = try await sync(server.url("catalog.json").absoluteString, "--product", Self.id)
+        #expect(result.status == 1)
+        #expect(codes(result.json).contains("invalid-catalog"))
+        #expect(!exists(productFolder))
+    }
+
+    @Test func aPackageThatIsNotItsCatalogEntryIsRefused() async throws {
+        try await publish(v10.pkg)
+        // The server's file no longer has the catalog's sha256 (same size, one byte flipped).
+        let served = published + "/\(Self.id)/1.0.pkg"
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: served))
+        bytes[bytes.count - 100] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: served))
+        let server = try FaultHTTPServer(root: published)
+        defer { server.stop() }
+        let result = try await sync(server.url("catalog.json").absoluteString, "--product", Self.id)
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(codes(product(result)) == ["checksum-mismatch"])
+        // Nothing at all: the product folder this run made is gone again.
+        #expect(names(scratch.documents).isEmpty, "\(names(productFolder))")
+    }
+
+    @Test func unknownProductsOversizedEntriesAndDowngradesAreRefused() async throws {
+        try await publish(v10.pkg)
+        let unknown = try await sync(published, "--product", "com.example.nothere")
+        #expect(unknown.status == 1)
+        #expect(codes(product(unknown)) == ["unknown-product"])
+
+        let oversized = try await sync(published, "--product", Self.id, "--max-size", "1000")
+        #expect(oversized.status == 1)
+        #expect(codes(product(oversized)) == ["size-limit"])
+        #expect(!exists(productFolder))
+
+        // Installed newer than the catalog: left alone, with a warning.
+        let newer = try scratch.package("v20", id: Self.id, version: "2.0", files: ["a.txt": Data("two".utf8)])
+        #expect(try await CommandRunner.pkgtool(["extract", newer.pkg, "--documents", scratch.documents]).status == 0)
+        let result = try await sync(published)
+        #expect(result.status == 0)
+        #expect(product(result)["status"] as? String == "unchanged")
+        #expect((product(result)["diagnostics"] as? [[String: Any]])?.first?["severity"] as? String == "warning")
+        #expect(readRecord(productFolder)?.version == "2.0")
+    }
+
+    // MARK: - Faults
+
+    @Test func droppedConnectionsAnd503sAreRetriedAndResumed() async throws {
+        try await publish(v10.pkg)
+        let server = try FaultHTTPServer(root: published)
+        defer { server.stop() }
+        let path = "\(Self.id)/1.0.pkg"
+        server.plan(path, [.status(503), .dropAfter(bytes: 150_000), .dropAfter(bytes: 100_000)])
+        let result = try await sync(server.url("catalog.json").absoluteString, "--product", Self.id)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(differences(productFolder + "/1.0", expected: snapshot(v10.contents)).isEmpty)
+        let requests = server.log(for: path)
+        #expect(requests.count == 4, "\(requests)")
+        #expect(requests.last?.range == "bytes=250000-", "\(requests)")
+        expectTidy()
+    }
+
+    @Test func notFoundFailsWithThePreviousVersionIntact() async throws {
+        try await publish(v10.pkg)
+        let server = try FaultHTTPServer(root: published)
+        defer { server.stop() }
+        #expect(try await sync(server.url("catalog.json").absoluteString, "--product", Self.id).status == 0)
+        try await publish(v11.pkg)
+        server.always("\(Self.id)/1.1.pkg", .status(404))
+        let result = try await sync(server.url("catalog.json").absoluteString)
+        #expect(result.status == 2, "\(result.stdout)")
+        #expect(product(result)["status"] as? String == "failed")
+        #expect(readRecord(productFolder)?.version == "1.0")
+        #expect(differences(productFolder + "/1.0", expected: snapshot(v10.contents)).isEmpty)
+        expectTidy(download: true)
+    }
+
+    @Test func aBodyLongerThanAnnouncedIsCutOffAndRefused() async throws {
+        try await publish(v10.pkg)
+        let server = try FaultHTTPServer(root: published)
+        defer { server.stop() }
+        server.always("\(Self.id)/1.0.pkg", .longBody(extra: 50_000, contentLength: .includingExtra))
+        let result = try await sync(server.url("catalog.json").absoluteString, "--product", Self.id)
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(!exists(productFolder + "/1.0"))
+        let part = productFolder + "/.download-1.0.part"
+        let size = Int64(try FileManager.default.attributesOfItem(atPath: v10.pkg)[.size] as! Int)
+        #expect((scratch.size("Documents/\(Self.id)/.download-1.0.part") ?? 0) <= size, "\(part) grew past the package")
+        #expect(names(scratch.documents).isEmpty, "a refused download leaves nothing: \(names(productFolder))")
+    }
+
+    /// Starts `pkgtool sync` of the product in the background, its output kept in `log`.
+    func startSync(_ server: FaultHTTPServer, log: String) throws -> Process {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: CommandRunner.pkgtool)
+        process.arguments = ["sync", server.url("catalog.json").absoluteString, "--documents", scratch.documents, "--product", Self.id]
+        try Data().write(to: URL(fileURLWithPath: log))
+        let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
+        process.standardOutput = output
+        process.standardError = output
+        process.standardInput = FileHandle.nullDevice
+        try process.run()
+        return process
+    }
+
+    /// Waits until the download in progress holds `bytes`, or the process ends.
+    func waitForDownload(_ part: String, bytes: Int64, of process: Process) async throws {
+        let deadline = Date().addingTimeInterval(90)
+        while (scratch.size(part) ?? 0) < bytes && process.isRunning && Date() < deadline {
+            try await Task.sleep(nanoseconds: 20_000_000)
+        }
+    }
+
+    /// SIGKILL in the middle of a slow download, then a second run: it continues from the
+    /// `.part` with a Range request and installs the right bytes.
+    @Test func killedMidDownloadResumesWithARangeRequest() async throws {
+        try await publish(v10.pkg)
+        let server = try FaultHTTPServer(root: published)
+        defer { server.stop() }
+        let path = "\(Self.id)/1.0.pkg"
+        server.plan(path, [.slow(bytesPerSecond: 200_000)])
+        let process = try startSync(server, log: scratch.path("first.log"))
+        let part = "Documents/\(Self.id)/.download-1.0.part"
+        try await waitForDownload(part, bytes: 150_000, of: process)
+        try #require(process.isRunning, "the sync ended before it could be killed: \(scratch.text("first.log") ?? "")")
+        kill(process.processIdentifier, SIGKILL)
+        process.waitUntilExit()
+        let kept = try #require(scratch.size(part))
+        #expect(kept >= 150_000)
+        #expect(!exists(productFolder + "/1.0"))
+
+        let result = try await sync(server.url("catalog.json").absoluteString, "--product", Self.id)
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(differences(productFolder + "/1.0", expected: snapshot(v10.contents)).isEmpty)
+        // (The killed request is logged when the server notices, which may be after the next one.)
+        let requests = server.log(for: path)
+        let resumed = try #require(requests.first { $0.range != nil }, "\(requests)")
+        #expect(resumed.range == "bytes=\(kept)-" && resumed.status == 206, "\(requests)")
+        expectTidy()
+    }
+
+    /// Ctrl-C during a download: exit 130, the download kept for the next run, nothing installed.
+    @Test func interruptedSyncKeepsTheDownloadAndThePreviousVersion() async throws {
+        try await publish(v10.pkg)
+        let server = try FaultHTTPServer(root: published)
+        defer { server.stop() }
+        server.plan("\(Self.id)/1.0.pkg", [.slow(bytesPerSecond: 100_000)])
+        let process = try startSync(server, log: scratch.path("sync.log"))
+        let part = "Documents/\(Self.id)/.download-1.0.part"
+        try await waitForDownload(part, bytes: 50_000, of: process)
+        try #require(process.isRunning, "the sync ended before it could be interrupted: \(scratch.text("sync.log") ?? "")")
+        kill(process.processIdentifier, SIGINT)
+        process.waitUntilExit()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(scratch.text("sync.log") ?? "")")
+        #expect((scratch.size(part) ?? 0) >= 50_000)
+        #expect(!exists(productFolder + "/1.0"))
+        expectTidy(download: true)
+    }
+}
