@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Walks through pkgtool on the sample content in Samples/:
-# create -> validate -> inspect -> diff -> extract -> convert, with output under build/.
+# Walks through pkgtool on the sample content in Samples/, with output under build/:
+# create -> validate -> inspect -> diff -> keygen -> publish -> sync (install, then an update)
+# -> extract -> convert.
 # Run from anywhere; `make demo` builds the release binary first.
 set -euo pipefail
 
@@ -20,53 +21,56 @@ step() {
     printf '\n==> %s\n' "$*"
 }
 
-# Stops the demo (successfully) when a subcommand is not implemented yet.
-require() {
-    local cmd=$1
-    if ! "$PKGTOOL" help "$cmd" >/dev/null 2>&1; then
-        echo "pkgtool $cmd is not available yet; stopping after create"
-        exit 0
-    fi
-}
-
 if ! command -v "$PKGTOOL" >/dev/null 2>&1; then
     echo "demo: $PKGTOOL not found; run 'make demo' (or 'make build' first)" >&2
     exit 2
 fi
 
 PKGS=build/packages
+SITE=build/site
+KEYS=build/keys
 DOCS=build/Documents
+EXTRACTED=build/Extracted
 PACKS=build/asset-packs
 CH1_10=$PKGS/com.example.book.chapter1-1.0.pkg
 CH1_11=$PKGS/com.example.book.chapter1-1.1.pkg
 CH2_10=$PKGS/com.example.book.chapter2-1.0.pkg
 
-step "Preparing $PKGS and $DOCS"
-rm -rf "$PKGS" "$DOCS" "$PACKS"
-mkdir -p "$PKGS" "$DOCS"
+step "Preparing build/ (packages, a published site, keys, Documents)"
+rm -rf "$PKGS" "$SITE" "$KEYS" "$DOCS" "$EXTRACTED" "$PACKS"
+mkdir -p "$PKGS" "$KEYS"
 
 step "Creating chapter1 1.0, chapter2 1.0, and chapter1 1.1 (checked against 1.0)"
 "$PKGTOOL" create Samples/chapter1 -o "$CH1_10"
 "$PKGTOOL" create Samples/chapter2 -o "$CH2_10"
 "$PKGTOOL" create Samples/chapter1-update --previous "$CH1_10" -o "$CH1_11"
 
-require validate
 step "Validating all three packages"
 "$PKGTOOL" validate "$PKGS"/*.pkg
 
-require inspect
 step "Inspecting chapter1 1.1"
 "$PKGTOOL" inspect "$CH1_11" --files
 
-require diff
 step "Comparing chapter1 1.0 with 1.1"
 "$PKGTOOL" diff "$CH1_10" "$CH1_11"
 
-require extract
-step "Installing chapter1 1.0, chapter2 1.0, then chapter1 1.1 into $DOCS"
-"$PKGTOOL" extract "$CH1_10" --documents "$DOCS"
-"$PKGTOOL" extract "$CH2_10" --documents "$DOCS"
-"$PKGTOOL" extract "$CH1_11" --documents "$DOCS"
+step "Making a key pair to sign the catalog ($KEYS/demo.pem stays private; demo.pub.pem ships in the app)"
+"$PKGTOOL" keygen --out "$KEYS/demo"
+
+step "Publishing chapter1 1.0 and chapter2 1.0 into $SITE, a folder any static web server can serve"
+"$PKGTOOL" publish "$CH1_10" "$CH2_10" --to "$SITE" --sign "$KEYS/demo.pem"
+
+step "Syncing both products into $DOCS, trusting only catalogs signed with the demo key"
+"$PKGTOOL" sync "$SITE" --documents "$DOCS" --product com.example.book.chapter1 --product com.example.book.chapter2 \
+    --trust "$KEYS/demo.pub.pem"
+
+step "Publishing chapter1 1.1, then an update run: only what is newer is fetched"
+"$PKGTOOL" publish "$CH1_11" --to "$SITE" --sign "$KEYS/demo.pem"
+"$PKGTOOL" sync "$SITE" --documents "$DOCS" --trust "$KEYS/demo.pub.pem"
+
+step "Published site ($SITE)"
+find "$SITE" | sort
+cat "$SITE/catalog.json"
 
 step "Installed tree ($DOCS)"
 find "$DOCS" | sort
@@ -77,10 +81,9 @@ for record in "$DOCS"/*/ContentInfo.plist; do
     cat "$record"
 done
 
-step "Packages ($PKGS)"
-ls -l "$PKGS"
+step "extract installs one package file the same way ($EXTRACTED)"
+"$PKGTOOL" extract "$CH1_11" --documents "$EXTRACTED"
 
-require convert
 step "Converting every package to Background Assets asset packs in $PACKS (chapter1: the latest, 1.1)"
 "$PKGTOOL" convert "$PKGS"/*.pkg --to background-assets --out "$PACKS"
 

@@ -210,6 +210,15 @@ import TestSupport
         #expect(product(result)["status"] as? String == "unchanged")
         #expect((product(result)["diagnostics"] as? [[String: Any]])?.first?["severity"] as? String == "warning")
         #expect(readRecord(productFolder)?.version == "2.0")
+
+        // An update run over a product this catalog does not list leaves it be, with a warning.
+        let other = try scratch.package("other", id: "com.example.elsewhere", version: "1.0", files: ["a.txt": Data("x".utf8)])
+        #expect(try await CommandRunner.pkgtool(["extract", other.pkg, "--documents", scratch.documents]).status == 0)
+        let update = try await sync(published)
+        #expect(update.status == 0, "\(update.stdout)")
+        let elsewhere = (update.json["products"] as? [[String: Any]])?.first { $0["productIdentifier"] as? String == "com.example.elsewhere" }
+        #expect(elsewhere?["status"] as? String == "unchanged")
+        #expect(codes(elsewhere ?? [:]) == ["unknown-product"])
     }
 
     // MARK: - Faults

@@ -13,6 +13,8 @@ struct ProductSync {
     var options: SyncClient.Options
     var catalog: FetchedCatalog
     var productIdentifier: String
+    /// True when the product was asked for by name (`--product`), false in an update run.
+    var requested: Bool
     var progress: (@Sendable (SyncProgress) -> Void)?
 
     /// The product's outcome; throws only `OperationCancelled` (or the task's cancellation).
@@ -29,7 +31,7 @@ struct ProductSync {
             result.diagnostics.append(error.diagnostic)
         } catch let error as InstallError {
             result.status = .failed
-            result.diagnostics.append(Diagnostic(.unreadableInput, path: nil, error.description))
+            result.diagnostics.append(Diagnostic(.ioError, path: nil, error.description))
         } catch let error as ReadError {
             switch error {
             case .io(let path, let message):
@@ -53,8 +55,15 @@ struct ProductSync {
     private func sync(into result: inout ProductSyncResult, received: ByteCounter) async throws {
         let id = productIdentifier
         guard let product = catalog.catalog.product(id) else {
-            result.status = .refused
-            result.diagnostics.append(Diagnostic(.unknownProduct, path: nil, "the catalog lists no product \(id): check the identifier, or publish it first"))
+            if requested {
+                result.status = .refused
+                result.diagnostics.append(Diagnostic(.unknownProduct, path: nil, "the catalog lists no product \(id): check the identifier, or publish it first"))
+            } else {
+                // Installed from elsewhere (another catalog, extract): an update run leaves it be.
+                result.previousVersion = try ProductFolder.open(documents: client.documents, identifier: id, create: false)?.recordVersion()
+                result.diagnostics.append(Diagnostic(.unknownProduct, path: nil,
+                    "installed, but this catalog does not list it: left as it is", severity: .warning))
+            }
             return
         }
         guard let latest = product.latestVersion, let url = latest.resolvedURL(relativeTo: catalog.url) else {

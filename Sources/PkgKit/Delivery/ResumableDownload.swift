@@ -172,7 +172,11 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The diagnostic: `checksum-mismatch` when the bytes are not the catalog's, else
     /// `unreadable-input`.
     public var diagnostic: Diagnostic {
-        Diagnostic(isRefusal ? .checksumMismatch : .unreadableInput, path: nil, description)
+        switch self {
+        case .checksumMismatch, .sizeMismatch, .bodyTooLong: return Diagnostic(.checksumMismatch, path: nil, description)
+        case .io: return Diagnostic(.ioError, path: nil, description)
+        case .busy: return Diagnostic(.unreadableInput, path: nil, description)
+        }
     }
 }
 

@@ -102,7 +102,7 @@ public struct SyncClient: Sendable {
         for id in selected {
             try options.cancellation?.check()
             let result = try await ProductSync(client: self, options: options, catalog: fetched, productIdentifier: id,
-                                               progress: progress).run()
+                                               requested: !options.products.isEmpty, progress: progress).run()
             report.bytesDownloaded += result.bytesDownloaded
             report.products.append(result)
         }
