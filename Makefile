@@ -123,6 +123,7 @@ clean:
 bench: build
 	@test -f bench/run.sh || { echo "bench/run.sh does not exist yet" >&2; exit 1; }
 	bash bench/run.sh
+	bash bench/sync.sh
 
 fuzz:
 	@test -f scripts/fuzz.sh || { echo "scripts/fuzz.sh does not exist yet" >&2; exit 1; }
