@@ -10,7 +10,8 @@ import TestSupport
 
     @Test(.timeLimit(.minutes(30))) func coreAloneInstallsAXarAndLinksNoLibarchive() throws {
         let build = try CommandRunner.run("/bin/sh", ["-c", "swift build --package-path '\(Self.checkPackage)' --scratch-path '\(Self.scratchPath)' 2>&1"])
-        try #require(build.status == 0, "building the portability check failed:\n\(build.stdout.suffix(3000))")
+        let errors = build.stdout.split(separator: "\n").filter { $0.contains("error") }.prefix(20).joined(separator: "\n")
+        try #require(build.status == 0, "building the portability check failed:\n\(errors)\n…\n\(build.stdout.suffix(1500))")
         let binary = Self.scratchPath + "/debug/portability-check"
 
         let scratch = try Scratch()

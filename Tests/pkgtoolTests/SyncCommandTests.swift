@@ -281,11 +281,18 @@ import TestSupport
         return process
     }
 
-    /// Waits until the download in progress holds `bytes`, or the process ends.
-    func waitForDownload(_ part: String, bytes: Int64, of process: Process) async throws {
-        let deadline = Date().addingTimeInterval(90)
-        while (scratch.size(part) ?? 0) < bytes && process.isRunning && Date() < deadline {
-            try await Task.sleep(nanoseconds: 20_000_000)
+    /// Waits until the download in progress holds `bytes` (or the process ends), then sends it
+    /// `signal`. The watching runs on a thread of its own: Swift's cooperative threads may be
+    /// busy with other tests for longer than the whole download takes.
+    func signal(_ signal: Int32, _ process: Process, whenDownloadHolds bytes: Int64, in part: String) async {
+        let scratch = scratch
+        await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+            Thread.detachNewThread {
+                let deadline = Date().addingTimeInterval(90)
+                while (scratch.size(part) ?? 0) < bytes && process.isRunning && Date() < deadline { usleep(5_000) }
+                if process.isRunning { kill(process.processIdentifier, signal) }
+                done.resume()
+            }
         }
     }
 
@@ -296,13 +303,12 @@ import TestSupport
         let server = try FaultHTTPServer(root: published)
         defer { server.stop() }
         let path = "\(Self.id)/1.0.pkg"
-        server.plan(path, [.slow(bytesPerSecond: 200_000)])
+        server.plan(path, [.slow(bytesPerSecond: 100_000)])
         let process = try startSync(server, log: scratch.path("first.log"))
         let part = "Documents/\(Self.id)/.download-1.0.part"
-        try await waitForDownload(part, bytes: 150_000, of: process)
-        try #require(process.isRunning, "the sync ended before it could be killed: \(scratch.text("first.log") ?? "")")
-        kill(process.processIdentifier, SIGKILL)
+        await signal(SIGKILL, process, whenDownloadHolds: 150_000, in: part)
         process.waitUntilExit()
+        try #require(process.terminationReason == .uncaughtSignal, "the sync ended before it could be killed: \(scratch.text("first.log") ?? "")")
         let kept = try #require(scratch.size(part))
         #expect(kept >= 150_000)
         #expect(!exists(productFolder + "/1.0"))
@@ -325,9 +331,7 @@ import TestSupport
         server.plan("\(Self.id)/1.0.pkg", [.slow(bytesPerSecond: 100_000)])
         let process = try startSync(server, log: scratch.path("sync.log"))
         let part = "Documents/\(Self.id)/.download-1.0.part"
-        try await waitForDownload(part, bytes: 50_000, of: process)
-        try #require(process.isRunning, "the sync ended before it could be interrupted: \(scratch.text("sync.log") ?? "")")
-        kill(process.processIdentifier, SIGINT)
+        await signal(SIGINT, process, whenDownloadHolds: 50_000, in: part)
         process.waitUntilExit()
         #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(scratch.text("sync.log") ?? "")")
         #expect((scratch.size(part) ?? 0) >= 50_000)

@@ -7,7 +7,7 @@ extension Catalog {
     /// names. Equal catalogs give equal bytes whatever the order they were built in.
     public func encoded() -> Data {
         var out = "{\n"
-        out += "  \"format\": \(json(Catalog.format)),\n"
+        out += "  \"format\": \(jsonStringLiteral(Catalog.format)),\n"
         out += "  \"formatVersion\": \(Catalog.formatVersion),\n"
         let products = products.sorted { $0.productIdentifier.utf8.lexicographicallyPrecedes($1.productIdentifier.utf8) }
         if products.isEmpty {
@@ -16,17 +16,17 @@ extension Catalog {
             out += "  \"products\": [\n"
             for (index, product) in products.enumerated() {
                 out += "    {\n"
-                out += "      \"productIdentifier\": \(json(product.productIdentifier)),\n"
-                out += "      \"latest\": \(json(product.latest.description)),\n"
+                out += "      \"productIdentifier\": \(jsonStringLiteral(product.productIdentifier)),\n"
+                out += "      \"latest\": \(jsonStringLiteral(product.latest.description)),\n"
                 out += "      \"versions\": [\n"
                 let versions = product.versions.sorted { $0.contentVersion > $1.contentVersion }
                 for (number, version) in versions.enumerated() {
                     out += "        {\n"
-                    out += "          \"contentVersion\": \(json(version.contentVersion.description)),\n"
-                    out += "          \"url\": \(json(version.url)),\n"
+                    out += "          \"contentVersion\": \(jsonStringLiteral(version.contentVersion.description)),\n"
+                    out += "          \"url\": \(jsonStringLiteral(version.url)),\n"
                     out += "          \"size\": \(version.size),\n"
-                    out += "          \"sha256\": \(json(version.sha256)),\n"
-                    out += "          \"tocSHA256\": \(version.tocSHA256.map(json) ?? "null"),\n"
+                    out += "          \"sha256\": \(jsonStringLiteral(version.sha256)),\n"
+                    out += "          \"tocSHA256\": \(version.tocSHA256.map(jsonStringLiteral) ?? "null"),\n"
                     out += "          \"fileCount\": \(version.fileCount),\n"
                     out += "          \"payloadBytes\": \(version.payloadBytes)\n"
                     out += number == versions.count - 1 ? "        }\n" : "        },\n"
@@ -39,24 +39,4 @@ extension Catalog {
         out += "}\n"
         return Data(out.utf8)
     }
-}
-
-/// A JSON string literal: quotes, backslashes and control characters escaped, everything else
-/// (including `/` and non-ASCII) written as it is.
-private func json(_ text: String) -> String {
-    var out = "\""
-    for scalar in text.unicodeScalars {
-        switch scalar {
-        case "\"": out += "\\\""
-        case "\\": out += "\\\\"
-        case "\n": out += "\\n"
-        case "\r": out += "\\r"
-        case "\t": out += "\\t"
-        case _ where scalar.value < 0x20:
-            let hex = String(scalar.value, radix: 16)
-            out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-        default: out.unicodeScalars.append(scalar)
-        }
-    }
-    return out + "\""
 }

@@ -33,20 +33,9 @@ struct ProductSync {
             result.status = .failed
             result.diagnostics.append(Diagnostic(.ioError, path: nil, error.description))
         } catch let error as ReadError {
-            switch error {
-            case .io(let path, let message):
-                result.status = .failed
-                result.diagnostics.append(Diagnostic(.unreadableInput, path: path, message))
-            case .unreadable(let path, let message):
-                result.status = .refused
-                result.diagnostics.append(Diagnostic(.unreadableArchive, path: path, message))
-            case .checksumMismatch(let path, let message):
-                result.status = .refused
-                result.diagnostics.append(Diagnostic(.checksumMismatch, path: path, message))
-            case .duplicateEntry(let path, let message):
-                result.status = .refused
-                result.diagnostics.append(Diagnostic(.duplicateEntry, path: path, message))
-            }
+            // The local file failing to read may pass; a package that is not one will not.
+            result.status = error.code == .unreadableInput ? .failed : .refused
+            result.diagnostics.append(error.diagnostic)
         }
         result.bytesDownloaded = received.value
         return result

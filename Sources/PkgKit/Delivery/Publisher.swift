@@ -256,12 +256,8 @@ public struct Publisher: Sendable {
     }
 
     static func describe(_ error: ReadError, path: String) -> (DiagnosticCode, String) {
-        switch error {
-        case .io(let where_, let message): return (.unreadableInput, "\(where_): \(message)")
-        case .unreadable(let where_, let message): return (.unreadableArchive, "\(where_ ?? path): \(message)")
-        case .checksumMismatch(let where_, let message): return (.checksumMismatch, "\(where_ ?? path): \(message)")
-        case .duplicateEntry(let where_, let message): return (.duplicateEntry, "\(where_ ?? path): \(message)")
-        }
+        if case .io = error { return (error.code, error.description) }
+        return (error.code, error.diagnostic.path == nil ? "\(path): \(error.description)" : error.description)
     }
 
     static func describe(_ error: WriteError) -> String {

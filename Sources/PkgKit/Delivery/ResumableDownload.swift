@@ -249,18 +249,7 @@ private final class PartFile: @unchecked Sendable {
     func append(_ chunk: Data, limit: Int64, url: String) throws {
         try lock.withLock {
             guard written + Int64(chunk.count) <= limit else { throw DownloadError.bodyTooLong(url: url, limit: limit) }
-            let ok = chunk.withUnsafeBytes { bytes -> Bool in
-                var offset = 0
-                while offset < bytes.count {
-                    let count = pwrite(fd, bytes.baseAddress! + offset, bytes.count - offset, off_t(written) + off_t(offset))
-                    if count < 0 {
-                        if errno == EINTR { continue }
-                        return false
-                    }
-                    offset += count
-                }
-                return true
-            }
+            let ok = chunk.withUnsafeBytes { writeFully(fd, $0, at: written) }
             guard ok else { throw DownloadError.io(path: path, "cannot write: \(errnoText())") }
             hasher.update(data: chunk)
             written += Int64(chunk.count)

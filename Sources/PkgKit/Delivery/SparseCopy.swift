@@ -33,18 +33,7 @@ final class SparseCopy: @unchecked Sendable {
     /// Writes `chunk` at `offset`.
     func write(_ chunk: Data, at offset: Int64) throws {
         try lock.withLock {
-            let ok = chunk.withUnsafeBytes { bytes -> Bool in
-                var done = 0
-                while done < bytes.count {
-                    let count = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
-                    if count < 0 {
-                        if errno == EINTR { continue }
-                        return false
-                    }
-                    done += count
-                }
-                return true
-            }
+            let ok = chunk.withUnsafeBytes { writeFully(descriptor, $0, at: offset) }
             guard ok else { throw DownloadError.io(path: path, "cannot write: \(errnoText())") }
         }
     }

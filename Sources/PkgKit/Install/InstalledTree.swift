@@ -99,11 +99,8 @@ struct InstalledTree {
         var sha1 = Insecure.SHA1()
         var head: [UInt8] = []
         while true {
-            let count = read(file, buffer.baseAddress, buffer.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw InstallError.io(path: path, errnoText())
-            }
+            let count = readRetrying(file, buffer)
+            guard count >= 0 else { throw InstallError.io(path: path, errnoText()) }
             if count == 0 { break }
             let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
             if head.count < ExecutableFormat.headBytes { head += chunk.prefix(ExecutableFormat.headBytes - head.count) }

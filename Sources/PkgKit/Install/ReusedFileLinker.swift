@@ -64,11 +64,8 @@ struct ReusedFileLinker {
         defer { buffer.deallocate() }
         var sha1 = Insecure.SHA1()
         while true {
-            let count = read(input, buffer.baseAddress, buffer.count)
-            if count < 0 {
-                if errno == EINTR { continue }
-                throw InstallError.io(path: sourcePath, errnoText())
-            }
+            let count = readRetrying(input, buffer)
+            guard count >= 0 else { throw InstallError.io(path: sourcePath, errnoText()) }
             if count == 0 { break }
             let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
             sha1.update(bufferPointer: chunk)

@@ -46,3 +46,27 @@ func writeFully(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
     }
     return true
 }
+
+/// `read(2)` into `buffer`, resumed after a signal: the bytes read (0 at the end), or -1 with
+/// `errno` set when the system refuses.
+func readRetrying(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
+    while true {
+        let count = read(descriptor, buffer.baseAddress, buffer.count)
+        if count >= 0 || errno != EINTR { return count }
+    }
+}
+
+/// Writes every byte of `bytes` at `offset` (`pwrite(2)`), resuming after short writes and
+/// signals. Returns false with `errno` set when the system refuses.
+func writeFully(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64) -> Bool {
+    var done = 0
+    while done < bytes.count {
+        let count = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+        if count < 0 {
+            if errno == EINTR { continue }
+            return false
+        }
+        done += count
+    }
+    return true
+}

@@ -104,46 +104,24 @@ public struct AssetPackManifest: Sendable, Equatable {
         let events = downloadPolicy.installationEventTypes
         let policyBody = events.isEmpty
             ? "{}"
-            : "{\n      \"installationEventTypes\": [\n" + events.map { "        " + Self.quoted($0) }.joined(separator: ",\n") + "\n      ]\n    }"
+            : "{\n      \"installationEventTypes\": [\n" + events.map { "        " + jsonStringLiteral($0) }.joined(separator: ",\n") + "\n      ]\n    }"
         let platformList = platforms.isEmpty
             ? "[]"
-            : "[\n" + platforms.map { "    " + Self.quoted($0.rawValue) }.joined(separator: ",\n") + "\n  ]"
+            : "[\n" + platforms.map { "    " + jsonStringLiteral($0.rawValue) }.joined(separator: ",\n") + "\n  ]"
         return """
             {
-              "assetPackID": \(Self.quoted(assetPackID)),
+              "assetPackID": \(jsonStringLiteral(assetPackID)),
               "downloadPolicy": {
-                \(Self.quoted(downloadPolicy.manifestKey)): \(policyBody)
+                \(jsonStringLiteral(downloadPolicy.manifestKey)): \(policyBody)
               },
               "fileSelectors": [
                 {
-                  "directory": \(Self.quoted(directory))
+                  "directory": \(jsonStringLiteral(directory))
                 }
               ],
               "platforms": \(platformList)
             }
 
             """
-    }
-
-    /// `text` as a JSON string literal.
-    static func quoted(_ text: String) -> String {
-        var result = "\""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\t": result += "\\t"
-            case "\r": result += "\\r"
-            default:
-                if scalar.value < 0x20 {
-                    let hex = String(scalar.value, radix: 16)
-                    result += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-                } else {
-                    result.unicodeScalars.append(scalar)
-                }
-            }
-        }
-        return result + "\""
     }
 }

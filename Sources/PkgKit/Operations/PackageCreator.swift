@@ -10,7 +10,7 @@ public enum PackageCreator {
         do {
             return try run(request, progress: progress)
         } catch let error as ReadError {
-            throw CreateFailure(.unreadableInput, describe(error))
+            throw CreateFailure(.unreadableInput, error.description)
         } catch let error as WriteError {
             throw CreateFailure(.io, describe(error))
         }
@@ -249,13 +249,6 @@ public enum PackageCreator {
 
     private static func isDirectory(_ path: String) -> Bool {
         (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeDirectory
-    }
-
-    static func describe(_ error: ReadError) -> String {
-        switch error {
-        case .io(let path, let message): return "\(path): \(message)"
-        case .unreadable(let path, let message), .checksumMismatch(let path, let message), .duplicateEntry(let path, let message): return "\(path ?? "package"): \(message)"
-        }
     }
 
     static func describe(_ error: WriteError) -> String {

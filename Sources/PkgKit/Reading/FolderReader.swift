@@ -60,15 +60,10 @@ public final class FolderReader: PackageReader {
                 descriptor = path.withCString { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
                 guard descriptor >= 0 else { throw ReadError.io(path: String(decoding: path, as: UTF8.self), errnoText()) }
             }
-            while true {
-                let count = read(descriptor, buffer.baseAddress, buffer.count)
-                if count >= 0 {
-                    delivered += Int64(count)
-                    return count
-                }
-                if errno == EINTR { continue }
-                throw ReadError.io(path: String(decoding: path, as: UTF8.self), errnoText())
-            }
+            let count = readRetrying(descriptor, buffer)
+            guard count >= 0 else { throw ReadError.io(path: String(decoding: path, as: UTF8.self), errnoText()) }
+            delivered += Int64(count)
+            return count
         case .none:
             return 0
         }

@@ -80,3 +80,34 @@ public enum ReadError: Error, Sendable, Equatable {
     /// The input is missing or the system refused to read it (exit 2).
     case io(path: String, String)
 }
+
+extension ReadError: CustomStringConvertible {
+    /// The diagnostic code this failure is reported with: `unreadable-input` for the system
+    /// refusing to read (exit 2), else what is wrong with the package.
+    public var code: DiagnosticCode {
+        switch self {
+        case .io: return .unreadableInput
+        case .unreadable: return .unreadableArchive
+        case .checksumMismatch: return .checksumMismatch
+        case .duplicateEntry: return .duplicateEntry
+        }
+    }
+
+    /// The failure as a diagnostic on the path concerned.
+    public var diagnostic: Diagnostic {
+        switch self {
+        case .io(let path, let message): return Diagnostic(code, path: path, message)
+        case .unreadable(let path, let message), .checksumMismatch(let path, let message), .duplicateEntry(let path, let message):
+            return Diagnostic(code, path: path, message)
+        }
+    }
+
+    /// The failure in one line, led by its path when it has one.
+    public var description: String {
+        switch self {
+        case .io(let path, let message): return "\(path): \(message)"
+        case .unreadable(let path, let message), .checksumMismatch(let path, let message), .duplicateEntry(let path, let message):
+            return path.map { "\($0): \(message)" } ?? message
+        }
+    }
+}

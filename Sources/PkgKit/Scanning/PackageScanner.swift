@@ -113,16 +113,9 @@ public struct PackageScanner {
             }
         } catch let error as ReadError {
             facts.stoppedEarly = true
-            switch error {
-            case .unreadable(let path, let message):
-                facts.readFailures.append(Diagnostic(.unreadableArchive, path: path, message))
-            case .checksumMismatch(let path, let message):
-                facts.readFailures.append(Diagnostic(.checksumMismatch, path: path, message))
-            case .duplicateEntry(let path, let message):
-                facts.readFailures.append(Diagnostic(.duplicateEntry, path: path, message))
-            case .io:
-                throw error
-            }
+            // The input itself failing is not a finding about the package.
+            if case .io = error { throw error }
+            facts.readFailures.append(error.diagnostic)
         }
     }
 

@@ -36,19 +36,6 @@ struct CommandFailure: Error {
     /// A read failure: missing or unreadable input (exit 2), or a package that breaks off in a
     /// way its reader reports before the scan (exit 1, with the rule's code).
     init(_ error: ReadError) {
-        switch error {
-        case .io(let path, let message):
-            self.init(.unreadableInput, "\(path): \(message)")
-        case .unreadable(let path, let message):
-            self.init(.unreadableArchive, Self.located(path, message), status: 1)
-        case .checksumMismatch(let path, let message):
-            self.init(.checksumMismatch, Self.located(path, message), status: 1)
-        case .duplicateEntry(let path, let message):
-            self.init(.duplicateEntry, Self.located(path, message), status: 1)
-        }
-    }
-
-    private static func located(_ path: String?, _ message: String) -> String {
-        path.map { "\($0): \(message)" } ?? message
+        self.init(error.code, error.description, status: error.code == .unreadableInput ? 2 : 1)
     }
 }
