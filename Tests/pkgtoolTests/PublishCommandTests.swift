@@ -16,24 +16,7 @@ import TestSupport
     @discardableResult
     func package(_ name: String, id: String = "com.example.book", version: String,
                  files: [String: String] = ["a.txt": "hello\n"], zip: Bool = false) throws -> String {
-        let source = try scratch.content("src-" + name, id: id, version: version, files: files)
-        let output = scratch.path(name + ".pkg")
-        let result = try CommandRunner.pkgtool(["create", source, "-o", output] + (zip ? ["--format", "zip"] : []))
-        #expect(result.status == 0, "create failed: \(result.stderr)")
-        return output
-    }
-
-    /// Every file below `folder` with its bytes (nil when the folder does not exist).
-    func snapshot(_ folder: String) -> [String: Data]? {
-        guard FileManager.default.fileExists(atPath: folder) else { return nil }
-        var files: [String: Data] = [:]
-        let enumerator = FileManager.default.enumerator(atPath: folder)
-        while let relative = enumerator?.nextObject() as? String {
-            var isFolder: ObjCBool = false
-            _ = FileManager.default.fileExists(atPath: folder + "/" + relative, isDirectory: &isFolder)
-            files[relative] = isFolder.boolValue ? Data("folder".utf8) : FileManager.default.contents(atPath: folder + "/" + relative)
-        }
-        return files
+        try scratch.package(name, id: id, version: version, text: files, extraArguments: zip ? ["--format", "zip"] : [])
     }
 
     func publish(_ arguments: [String]) throws -> CommandResult {
@@ -106,7 +89,7 @@ import TestSupport
         // Into a folder that does not exist yet: it is not even created.
         let notMade = try publish([good, scratch.path("src-good"), "--to", dir])
         #expect(notMade.status == 1)
-        #expect(snapshot(dir) == nil)
+        #expect(!exists(dir))
 
         #expect(try publish([good, "--to", dir]).status == 0)
         let before = snapshot(dir)
@@ -189,7 +172,7 @@ import TestSupport
         let garbage = try publish([v11, "--to", scratch.path("pub3"), "--sign", scratch.path("garbage.pem")])
         #expect(garbage.status == 2)
         #expect(codes(garbage.json) == ["unreadable-input"])
-        #expect(snapshot(scratch.path("pub3")) == nil)
+        #expect(!exists(scratch.path("pub3")))
     }
 
     @Test func keygenNeverOverwritesAKey() throws {

@@ -1,9 +1,9 @@
 import Crypto
 import Foundation
-@testable import PkgKit
+import PkgKit
 
 /// Deterministic pseudo-random bytes (so a failure can be reproduced).
-func pseudoRandomData(_ count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> Data {
+public func pseudoRandomData(_ count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> Data {
     var state = seed
     var bytes = [UInt8](repeating: 0, count: count)
     for index in 0..<count {
@@ -14,17 +14,21 @@ func pseudoRandomData(_ count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15) -> Dat
 }
 
 /// Lowercase hex sha256.
-func sha256Hex(_ data: Data) -> String { SHA256.hash(data: data).hexString }
+public func sha256Hex(_ data: Data) -> String { SHA256.hash(data: data).hexString }
 
 /// A retry policy with tiny waits, for tests.
-let quickRetries = RetryPolicy(maximumAttempts: 4, initialDelay: 0.01, multiplier: 2, maximumDelay: 0.05, jitter: 0)
+public let quickRetries = RetryPolicy(maximumAttempts: 4, initialDelay: 0.01, multiplier: 2, maximumDelay: 0.05, jitter: 0)
 
 /// Progress reports collected from the transport's thread.
-final class ProgressLog: @unchecked Sendable {
+public final class ProgressLog: @unchecked Sendable {
     // @unchecked: `values` is only touched under `lock`.
     private let lock = NSLock()
     private var values: [(Int64, Int64)] = []
 
-    func record(_ done: Int64, _ total: Int64) { lock.withLock { values.append((done, total)) } }
-    var all: [(Int64, Int64)] { lock.withLock { values } }
+    public init() {}
+
+    /// Records one report.
+    public func record(_ done: Int64, _ total: Int64) { lock.withLock { values.append((done, total)) } }
+    /// Every report so far.
+    public var all: [(Int64, Int64)] { lock.withLock { values } }
 }
