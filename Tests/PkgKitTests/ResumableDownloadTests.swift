@@ -203,7 +203,9 @@ import TestSupport
         server.always("p.pkg", .slow(bytesPerSecond: 20_000))
         let job = download()
         let task = Task { try await job.run(using: URLSessionTransport()) }
-        try await Task.sleep(nanoseconds: 400_000_000)
+        // Cancelled once some bytes are in, however busy the machine.
+        let deadline = Date().addingTimeInterval(30)
+        while (folder.size("p.part") ?? 0) == 0 && Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
         task.cancel()
         await #expect(throws: CancellationError.self) { try await task.value }
         let kept = folder.size("p.part") ?? 0
@@ -220,7 +222,9 @@ import TestSupport
         server.always("p.pkg", .slow(bytesPerSecond: 50_000))
         let job = download()
         let first = Task { try await job.run(using: URLSessionTransport()) }
-        try await Task.sleep(nanoseconds: 300_000_000)
+        // The first holds the `.part` once its bytes arrive.
+        let deadline = Date().addingTimeInterval(30)
+        while (folder.size("p.part") ?? 0) == 0 && Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
         await #expect(throws: DownloadError.busy(path: folder.path("p.part"))) {
             try await download().run(using: URLSessionTransport())
         }
