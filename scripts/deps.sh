@@ -7,7 +7,7 @@
 #   Elsewhere:     checks pkg-config and says what to install.
 set -euo pipefail
 
-DEBIAN_PACKAGES=(libarchive-dev libxml2-dev zlib1g-dev libarchive-tools pkg-config python3)
+DEBIAN_PACKAGES=(libarchive-dev libxml2-dev zlib1g-dev libdeflate-dev libarchive-tools pkg-config python3)
 PKG_CONFIG_MODULES=(libarchive libxml-2.0 zlib)
 
 if command -v dpkg-query >/dev/null 2>&1; then

@@ -2,9 +2,9 @@
 /// names (not full paths), link targets and digests packed into one byte arena, which so never
 /// outgrows the TOC. A 100,000-file package costs
 /// about 10 MB here, where libarchive keeps several times that in strings and XML.
-struct XarEntryTable {
+struct XarEntryTable: Sendable {
     /// One `<file>`, in document order. Arena positions are 32-bit: a TOC is at most 512 MB.
-    struct Record {
+    struct Record: Sendable {
         /// -1 when the TOC does not say.
         var size: Int64
         var length: Int64
@@ -114,6 +114,11 @@ struct XarEntryTable {
             path += arena[range]
         }
         return path
+    }
+
+    /// The `<name>` of a record alone.
+    func name(_ record: Record) -> ArraySlice<UInt8> {
+        arena[Int(record.nameStart)..<Int(record.nameStart) + Int(record.nameCount)]
     }
 
     func link(_ record: Record) -> [UInt8]? {
