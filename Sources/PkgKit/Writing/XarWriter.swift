@@ -41,14 +41,12 @@ struct XarWriter {
         // Small files travel in batches: one hand-over between threads per file would cost more
         // than compressing a 5 KB file.
         let batches = Self.batches(fileIndices, sizes: { items[$0].size })
+        // Buffers and compressors are kept from batch to batch, one set per thread at a time.
+        let scratchPool = EncoderScratch.Pool(level: encoder.level)
         try OrderedWorkPool.run(count: batches.count, jobs: jobs, window: jobs * 2, work: { position in
-            let batch = batches[position]
-            // Sized to the batch's largest file: a 1 MiB buffer per tiny file would be an mmap each.
-            let largest = batch.map { items[$0].size }.max() ?? 0
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(min(Int64(Self.bufferSize), max(4096, largest + 1))), alignment: 16)
-            defer { buffer.deallocate() }
-            let deflater = Deflater(level: encoder.level)
-            return try batch.map { try encoder.encode(items[$0], buffer: buffer, deflater: deflater) }
+            let scratch = scratchPool.take()
+            defer { scratchPool.give(scratch) }
+            return try batches[position].map { try encoder.encode(items[$0], scratch: scratch) }
         }, consume: { position, files in
             for (index, file) in zip(batches[position], files) {
                 var record = HeapRecord(file: file, heapOffset: heapOffset, scratchOffset: nil)
