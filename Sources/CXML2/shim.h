@@ -7,4 +7,5 @@
 #include <libxml/xmlwriter.h>
 #include <libxml/xmlreader.h>
 #include <libxml/xmlIO.h>
+#include <libxml/parser.h>
 #endif
