@@ -23,8 +23,9 @@ struct EncodedFile {
     var size: Int64
     var length: Int64
     var encoding: DataEncoding
-    var extractedSHA1: String
-    var archivedSHA1: String
+    /// Binary, not hex: 100,000 files would otherwise hold 200,000 strings until the end.
+    var extractedSHA1: Insecure.SHA1Digest
+    var archivedSHA1: Insecure.SHA1Digest
     var bytes: Bytes
 }
 
@@ -123,7 +124,7 @@ struct FileEncoder {
         let data = UnsafeRawBufferPointer(rebasing: input[0..<size])
         var extracted = Insecure.SHA1()
         extracted.update(bufferPointer: data)
-        let digest = extracted.finalize().hexString
+        let digest = extracted.finalize()
         if mode == .auto && size >= Self.sampleBytes, let sampler = scratch.sampler {
             let sample = UnsafeRawBufferPointer(rebasing: data[0..<Self.sampleBytes])
             let trial = sampler.compress(sample, into: output)
@@ -148,7 +149,7 @@ struct FileEncoder {
             bytes = .memory(Array(compressed))
         }
         return EncodedFile(size: Int64(size), length: Int64(length), encoding: .zlib, extractedSHA1: digest,
-                           archivedSHA1: archived.finalize().hexString, bytes: bytes)
+                           archivedSHA1: archived.finalize(), bytes: bytes)
     }
 
     /// Streams the file through zlib (or stores it), in `scratch.buffer`-sized reads.
@@ -160,7 +161,7 @@ struct FileEncoder {
         var first = try fill(buffer, from: reader)
         if first == 0 {
             guard item.size == 0 else { throw WriteError.sourceChanged(path: item.path.description) }
-            let empty = Insecure.SHA1().finalize().hexString
+            let empty = Insecure.SHA1().finalize()
             return EncodedFile(size: 0, length: 0, encoding: .stored, extractedSHA1: empty, archivedSHA1: empty, bytes: .empty)
         }
         let sample = UnsafeRawBufferPointer(rebasing: buffer[0..<min(first, Self.sampleBytes)])
@@ -179,7 +180,7 @@ struct FileEncoder {
                 first = try fill(buffer, from: reader)
             }
             guard size == item.size else { throw WriteError.sourceChanged(path: item.path.description) }
-            let digest = extracted.finalize().hexString
+            let digest = extracted.finalize()
             return EncodedFile(size: size, length: size, encoding: .stored, extractedSHA1: digest, archivedSHA1: digest, bytes: .source(item.origin))
         }
         var extracted = Insecure.SHA1()
@@ -213,14 +214,14 @@ struct FileEncoder {
         }
         try deflater.finish(sink: sink)
         guard size == item.size else { throw WriteError.sourceChanged(path: item.path.description) }
-        let extractedDigest = extracted.finalize().hexString
+        let extractedDigest = extracted.finalize()
         if mode == .auto && length >= size {
             // zlib made it larger after all: store it, as the digest of the stored bytes is known.
             return EncodedFile(size: size, length: size, encoding: .stored, extractedSHA1: extractedDigest, archivedSHA1: extractedDigest, bytes: .source(item.origin))
         }
         let bytes: EncodedFile.Bytes = scratch.map { .scratch($0, length) } ?? .memory(memory)
         return EncodedFile(size: size, length: length, encoding: .zlib, extractedSHA1: extractedDigest,
-                           archivedSHA1: archived.finalize().hexString, bytes: bytes)
+                           archivedSHA1: archived.finalize(), bytes: bytes)
     }
 
     /// Fills as much of `buffer` as the file has left; a short read is not the end of a file.

@@ -18,14 +18,32 @@ struct XarWriter {
         var scratchOffset: Int64?
     }
 
+    /// What assembling the package needs of a file once its TOC entry is written: about 60 bytes,
+    /// kept for every file (a `HeapRecord` lives only until its batch's entries are written).
+    private struct Placement {
+        var item: Int32
+        /// Where its stored bytes are in the heap scratch, or -1: read again from the source.
+        var scratchOffset: Int64
+        var length: Int64
+        var size: Int64
+        var sha1: Insecure.SHA1Digest
+    }
+
     static let headerSize = 28
     static let bufferSize = 1 << 20
 
-    func write(_ items: [SourceItem], to output: FileOutput, progress: ((Int64) -> Void)? = nil) throws -> WrittenPackage {
+    /// Writes `items` as a xar. `listFiles` asks for every file's digest and sizes in the result
+    /// (for `content-unchanged`); otherwise `files` is empty and nothing per file outlives the TOC
+    /// but its place in the heap.
+    func write(_ items: [SourceItem], to output: FileOutput, listFiles: Bool = true, progress: ((Int64) -> Void)? = nil) throws -> WrittenPackage {
         let encoder = FileEncoder(mode: options.compression, level: options.level, scratchDirectory: scratchDirectory)
         let fileIndices = items.indices.filter { items[$0].kind == .file }
         let heap = try FileOutput.anonymous(in: scratchDirectory)
+        // Records of the batch being written into the TOC; then only placements remain.
         var records: [Int: HeapRecord] = [:]
+        var placements: [Placement] = []
+        placements.reserveCapacity(fileIndices.count)
+        var files: [WrittenFile] = []
         var heapOffset: Int64 = 20
         var bytesDone: Int64 = 0
         let copyBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
@@ -47,8 +65,8 @@ struct XarWriter {
             let scratch = scratchPool.take()
             defer { scratchPool.give(scratch) }
             return try batches[position].map { try encoder.encode(items[$0], scratch: scratch) }
-        }, consume: { position, files in
-            for (index, file) in zip(batches[position], files) {
+        }, consume: { position, encoded in
+            for (index, file) in zip(batches[position], encoded) {
                 var record = HeapRecord(file: file, heapOffset: heapOffset, scratchOffset: nil)
                 switch file.bytes {
                 case .memory(let bytes):
@@ -64,10 +82,19 @@ struct XarWriter {
                 // Spilled bytes now live in the heap scratch; drop the spill file and memory copy.
                 record.file.bytes = { if case .source = file.bytes { return file.bytes }; return .empty }()
                 records[index] = record
+                if case .empty = file.bytes {} else {
+                    placements.append(Placement(item: Int32(index), scratchOffset: record.scratchOffset ?? -1, length: file.length,
+                                                size: file.size, sha1: file.extractedSHA1))
+                }
+                if listFiles {
+                    files.append(WrittenFile(path: items[index].path.string, size: file.size, storedSize: file.length,
+                                             encoding: file.encoding, sha1: file.extractedSHA1.hexString))
+                }
                 bytesDone += file.size
             }
             let upTo = (batches[position].last ?? 0) + 1
             try writeEntries(items, tocWritten..<upTo, records: records, openFolders: &openFolders, toc)
+            records.removeAll(keepingCapacity: true)
             tocWritten = upTo
             progress?(bytesDone)
         })
@@ -90,18 +117,13 @@ struct XarWriter {
         try tocScratch.copy(offset: 0, length: tocCompressed, buffer: copyBuffer) { try output.write($0) }
         try output.write(tocChecksum)
         hasher.advance(to: output.position)
-        var files: [WrittenFile] = []
-        for index in fileIndices {
-            guard let record = records[index] else { continue }
-            let file = record.file
-            if let scratchOffset = record.scratchOffset {
-                try heap.copy(offset: scratchOffset, length: file.length, buffer: copyBuffer) { try output.write($0) }
-            } else if case .source(let origin) = file.bytes {
-                try copyVerified(items[index], origin: origin, expected: file, buffer: copyBuffer, to: output)
+        for placement in placements {
+            if placement.scratchOffset >= 0 {
+                try heap.copy(offset: placement.scratchOffset, length: placement.length, buffer: copyBuffer) { try output.write($0) }
+            } else {
+                try copyVerified(items[Int(placement.item)], size: placement.size, sha1: placement.sha1, buffer: copyBuffer, to: output)
             }
             hasher.advance(to: output.position)
-            files.append(WrittenFile(path: items[index].path.string, size: file.size, storedSize: file.length,
-                                     encoding: file.encoding, sha1: file.extractedSHA1))
         }
         let digest = try hasher.finish()
         return WrittenPackage(files: files, archiveBytes: output.position, sha256: digest)
@@ -126,7 +148,7 @@ struct XarWriter {
     }
 
     /// Copies a stored file from its source, checking that it is still the file that was hashed.
-    private func copyVerified(_ item: SourceItem, origin: SourceItem.Origin, expected: EncodedFile,
+    private func copyVerified(_ item: SourceItem, size: Int64, sha1 expected: Insecure.SHA1Digest,
                               buffer: UnsafeMutableRawBufferPointer, to output: FileOutput) throws {
         let reader = FolderReader(items: [item])
         _ = try reader.nextEntry()
@@ -138,10 +160,10 @@ struct XarWriter {
             let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
             sha1.update(bufferPointer: chunk)
             total += Int64(count)
-            guard total <= expected.size else { throw WriteError.sourceChanged(path: item.path.description) }
+            guard total <= size else { throw WriteError.sourceChanged(path: item.path.description) }
             try output.write(chunk)
         }
-        guard total == expected.size, sha1.finalize().hexString == expected.extractedSHA1 else {
+        guard total == size, sha1.finalize() == expected else {
             throw WriteError.sourceChanged(path: item.path.description)
         }
     }
@@ -218,11 +240,11 @@ struct XarWriter {
         try toc.end()
         try toc.start("archived-checksum")
         try toc.attribute("style", "sha1")
-        try toc.text(file.archivedSHA1)
+        try toc.text(file.archivedSHA1.hexString)
         try toc.end()
         try toc.start("extracted-checksum")
         try toc.attribute("style", "sha1")
-        try toc.text(file.extractedSHA1)
+        try toc.text(file.extractedSHA1.hexString)
         try toc.end()
         try toc.end()
     }
