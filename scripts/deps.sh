@@ -7,8 +7,10 @@
 #   Elsewhere:     checks pkg-config and says what to install.
 set -euo pipefail
 
-DEBIAN_PACKAGES=(libarchive-dev libxml2-dev zlib1g-dev libdeflate-dev libarchive-tools pkg-config python3)
+DEBIAN_PACKAGES=(libarchive-dev libxml2-dev zlib1g-dev libdeflate-dev libisal-dev libarchive-tools pkg-config python3)
 PKG_CONFIG_MODULES=(libarchive libxml-2.0 zlib)
+# PkgKit links libdeflate and ISA-L on Linux only.
+if [ "$(uname -s)" = Linux ]; then PKG_CONFIG_MODULES+=(libdeflate libisal); fi
 
 if command -v dpkg-query >/dev/null 2>&1; then
     missing=()

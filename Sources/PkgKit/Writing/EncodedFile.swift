@@ -36,6 +36,8 @@ final class EncoderScratch {
     let buffer: UnsafeMutableRawBufferPointer
     /// zlib, for files too large to hold (all files where libdeflate is not linked).
     let deflater: Deflater
+    /// ISA-L, for the fast levels 1–3 where it is linked: every file streams through it.
+    let fast: FastDeflater?
     /// libdeflate at the package's level, for files up to `FileEncoder.wholeLimit`; nil where not linked.
     let whole: WholeBufferDeflater?
     /// libdeflate at level 1, for `auto`'s trial of a file's first bytes.
@@ -46,6 +48,7 @@ final class EncoderScratch {
     init(level: Int32) {
         buffer = .allocate(byteCount: XarWriter.bufferSize, alignment: 16)
         deflater = Deflater(level: level)
+        fast = FastDeflater(level: level)
         whole = WholeBufferDeflater(level: level)
         sampler = whole == nil ? nil : WholeBufferDeflater(level: 1)
     }
@@ -107,7 +110,7 @@ struct FileEncoder {
 
     /// Encodes one file with `scratch`'s buffers and compressors.
     func encode(_ item: SourceItem, scratch: EncoderScratch) throws -> EncodedFile {
-        if mode != .none, item.size > 0, item.size <= Int64(Self.wholeLimit), let buffers = scratch.wholeBuffers() {
+        if mode != .none, scratch.fast == nil, item.size > 0, item.size <= Int64(Self.wholeLimit), let buffers = scratch.wholeBuffers() {
             return try encodeWhole(item, scratch: scratch, input: buffers.input, output: buffers.output)
         }
         return try encodeStreaming(item, scratch: scratch)
@@ -155,7 +158,7 @@ struct FileEncoder {
     /// Streams the file through zlib (or stores it), in `scratch.buffer`-sized reads.
     private func encodeStreaming(_ item: SourceItem, scratch: EncoderScratch) throws -> EncodedFile {
         let buffer = scratch.buffer
-        let deflater = scratch.deflater
+        let deflater: StreamDeflater = scratch.fast ?? scratch.deflater
         let reader = FolderReader(items: [item])
         _ = try reader.nextEntry()
         var first = try fill(buffer, from: reader)
