@@ -1,5 +1,10 @@
 import Crypto
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Writes a xar archive of our own making, byte-for-byte reproducible: ids 1..N in depth-first
 /// order, heap data in the same order, fixed modes, owners and times, sha1 everywhere
@@ -117,11 +122,16 @@ struct XarWriter {
         try tocScratch.copy(offset: 0, length: tocCompressed, buffer: copyBuffer) { try output.write($0) }
         try output.write(tocChecksum)
         hasher.advance(to: output.position)
+        // The heap goes in by in-kernel copies. Stored files are copied from their sources and
+        // checked by the hashing thread as it reads the package back for its sha256: the bytes
+        // in the package must still be the ones hashed in the first pass.
         for placement in placements {
             if placement.scratchOffset >= 0 {
-                try heap.copy(offset: placement.scratchOffset, length: placement.length, buffer: copyBuffer) { try output.write($0) }
+                let copied = try output.append(from: heap.descriptor, offset: placement.scratchOffset, length: placement.length,
+                                               buffer: copyBuffer, path: heap.path)
+                guard copied == placement.length else { throw WriteError.io(path: heap.path, "scratch file ended early") }
             } else {
-                try copyVerified(items[Int(placement.item)], size: placement.size, sha1: placement.sha1, buffer: copyBuffer, to: output)
+                try copyStored(items[Int(placement.item)], size: placement.size, sha1: placement.sha1, hasher: hasher, buffer: copyBuffer, to: output)
             }
             hasher.advance(to: output.position)
         }
@@ -147,24 +157,26 @@ struct XarWriter {
         return batches
     }
 
-    /// Copies a stored file from its source, checking that it is still the file that was hashed.
-    private func copyVerified(_ item: SourceItem, size: Int64, sha1 expected: Insecure.SHA1Digest,
-                              buffer: UnsafeMutableRawBufferPointer, to output: FileOutput) throws {
-        let reader = FolderReader(items: [item])
-        _ = try reader.nextEntry()
-        var sha1 = Insecure.SHA1()
-        var total: Int64 = 0
-        while true {
-            let count = try reader.readData(into: buffer)
-            if count == 0 { break }
-            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-            sha1.update(bufferPointer: chunk)
-            total += Int64(count)
-            guard total <= size else { throw WriteError.sourceChanged(path: item.path.description) }
-            try output.write(chunk)
-        }
-        guard total == size, sha1.finalize() == expected else {
-            throw WriteError.sourceChanged(path: item.path.description)
+    /// Copies a stored file from its source; `hasher` checks the copy against the sha1 of the
+    /// first pass, and its size is checked here.
+    private func copyStored(_ item: SourceItem, size: Int64, sha1: Insecure.SHA1Digest, hasher: BackgroundHasher,
+                            buffer: UnsafeMutableRawBufferPointer, to output: FileOutput) throws {
+        let changed = WriteError.sourceChanged(path: item.path.description)
+        hasher.expect(sha1: sha1, start: output.position, count: size, failure: changed)
+        switch item.origin {
+        case .file(let absolute):
+            let descriptor = absolute.withCString { open($0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+            guard descriptor >= 0 else { throw changed }
+            defer { close(descriptor) }
+            let copied = try output.append(from: descriptor, offset: 0, length: size, buffer: buffer,
+                                           path: String(decoding: absolute, as: UTF8.self))
+            var info = stat()
+            guard copied == size, fstat(descriptor, &info) == 0, Int64(info.st_size) == size else { throw changed }
+        case .data(let bytes):
+            guard Int64(bytes.count) == size else { throw changed }
+            try output.write(bytes)
+        case .none:
+            throw changed
         }
     }
 
