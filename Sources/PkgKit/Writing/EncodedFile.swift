@@ -108,9 +108,14 @@ struct FileEncoder {
     /// `auto` stores a file whose sample does not shrink below this fraction.
     static let worthwhileRatio = 0.97
 
+    /// Files below this size go to libdeflate's one call even at the fast levels: setting up an
+    /// ISA-L stream (its Huffman tables) costs more than compressing a small file.
+    static let smallFile: Int64 = 64 * 1024
+
     /// Encodes one file with `scratch`'s buffers and compressors.
     func encode(_ item: SourceItem, scratch: EncoderScratch) throws -> EncodedFile {
-        if mode != .none, scratch.fast == nil, item.size > 0, item.size <= Int64(Self.wholeLimit), let buffers = scratch.wholeBuffers() {
+        let whole = scratch.fast == nil ? item.size <= Int64(Self.wholeLimit) : item.size < Self.smallFile
+        if mode != .none, whole, item.size > 0, let buffers = scratch.wholeBuffers() {
             return try encodeWhole(item, scratch: scratch, input: buffers.input, output: buffers.output)
         }
         return try encodeStreaming(item, scratch: scratch)
