@@ -192,6 +192,12 @@ def main():
         ps, bs = sizes.get((c, "pkgtool")), sizes.get((c, "bsdtar"))
         if ps or bs:
             w("- %s package bytes: pkgtool %s, bsdtar %s" % (c, ps if ps else "n/a", bs if bs else "n/a"))
+    # The profiles behind the current code, kept by hand in bench/PROFILES.md.
+    profiles = os.path.join(os.path.dirname(os.path.abspath(__file__)), "PROFILES.md")
+    if os.path.exists(profiles):
+        with open(profiles) as f:
+            w("")
+            w(f.read().rstrip("\n"))
     text = "\n".join(out) + "\n"
     with open(a.out + ".tmp", "w") as f:
         f.write(text)
