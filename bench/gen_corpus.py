@@ -13,6 +13,8 @@ Corpora:
             30% text/CSV, 20% as 10,000 small files
     large   ~1.5 GB, mostly big files (media 20-120 MB, text/CSV 10-50 MB)
     many    100,000 files of ~100 bytes
+    huge    one file of 2 GiB - 1 MiB (incompressible) and four small text files:
+            a package at the 2 GiB size limit
 
 Everything derives from fixed seeds (random.Random(str)), so the output is
 byte-identical on every run (same Python version): names, contents, modes
@@ -40,6 +42,8 @@ FIXED_MTIME = 1577836800  # 2020-01-01T00:00:00Z
 KB = 1000
 MB = 1000 * 1000
 MAX_PER_FOLDER = 1000
+MIB = 1024 * 1024
+GIB = 1024 * MIB
 
 # --------------------------------------------------------------------------
 # Content generators.  All take a random.Random and return bytes.
@@ -265,7 +269,15 @@ def plan_many():
     return plan
 
 
-PLANS = {"small": plan_small, "medium": plan_medium, "large": plan_large, "many": plan_many}
+def plan_huge():
+    """The largest payload file the 2 GiB limit allows room for, and a few small files."""
+    plan = [("media", "film.mp4", "mp4", 2 * GIB - MIB)]
+    for i, kind in enumerate(("txt", "csv", "json", "txt")):
+        plan.append(("notes", "note_%d.%s" % (i, kind), kind, (4 + i) * KB))
+    return plan
+
+
+PLANS = {"small": plan_small, "medium": plan_medium, "large": plan_large, "many": plan_many, "huge": plan_huge}
 
 CONTENT_INFO = """<?xml version="1.0" encoding="UTF-8"?>
 <!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">

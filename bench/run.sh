@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Benchmark pkgtool against libarchive (bsdtar / a libarchive read loop).
 #
-#   bench/run.sh [CORPUS...]        corpora: small medium many large
-#                                   (default: $BENCH_SIZES, else "small medium many large")
+#   bench/run.sh [CORPUS...]        corpora: small medium many large huge
+#                                   (default: $BENCH_SIZES, else "small medium many large huge")
 # Environment:
 #   PKGTOOL        pkgtool binary (default: <repo>/.build/release/pkgtool)
 #   BENCH_RUNS     timed repetitions per command, median reported (default 3)
@@ -26,11 +26,11 @@ die() { echo "bench: $*" >&2; exit 2; }
 if [ $# -gt 0 ]; then
     SIZES=("$@")
 else
-    read -r -a SIZES <<< "${BENCH_SIZES:-small medium many large}"
+    read -r -a SIZES <<< "${BENCH_SIZES:-small medium many large huge}"
 fi
 [ ${#SIZES[@]} -gt 0 ] || die "no corpus given"
 for s in "${SIZES[@]}"; do
-    case $s in small|medium|many|large) ;; *) die "unknown corpus '$s' (small medium many large)";; esac
+    case $s in small|medium|many|large|huge) ;; *) die "unknown corpus '$s' (small medium many large huge)";; esac
 done
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer"
 [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "BENCH_TIMEOUT must be a positive integer"
@@ -92,13 +92,18 @@ run_one() {
 }
 
 # pair CORPUS OP : one warm-up run (run 0) then RUNS timed runs of each side,
-# interleaved. Uses P_CMD/P_PREP (pkgtool) and B_CMD/B_PREP (baseline).
-# A side that fails is not run again.
+# interleaved in ABBA order: pkgtool first in even runs, the baseline first in
+# odd ones, so that neither side always runs on what the other left behind
+# (page cache, dirty pages being written back, CPU frequency).
+# Uses P_CMD/P_PREP (pkgtool) and B_CMD/B_PREP (baseline). A side that fails
+# is not run again.
 pair() {
-    local corpus=$1 op=$2 run p_ok=1 b_ok=1
+    local corpus=$1 op=$2 run side p_ok=1 b_ok=1
     for ((run = 0; run <= RUNS; run++)); do
-        if [ $p_ok = 1 ]; then run_one "$corpus" "$op" pkgtool "$run" "$P_PREP" "${P_CMD[@]}" || p_ok=0; fi
-        if [ $b_ok = 1 ]; then run_one "$corpus" "$op" bsdtar "$run" "$B_PREP" "${B_CMD[@]}" || b_ok=0; fi
+        for side in $( ((run % 2 == 0)) && echo "p b" || echo "b p"); do
+            if [ "$side" = p ] && [ $p_ok = 1 ]; then run_one "$corpus" "$op" pkgtool "$run" "$P_PREP" "${P_CMD[@]}" || p_ok=0; fi
+            if [ "$side" = b ] && [ $b_ok = 1 ]; then run_one "$corpus" "$op" bsdtar "$run" "$B_PREP" "${B_CMD[@]}" || b_ok=0; fi
+        done
     done
 }
 
@@ -150,12 +155,15 @@ for name in "${SIZES[@]}"; do
     # removed: ext4 skips inodes freed in the last minute or more when it allocates new ones
     # (fs/ext4/ialloc.c, recently_deleted), so removing 100,000 files just before a timed run
     # makes that run pay for the removal. Everything is removed at the end of the benchmark.
-    prep_extract_p() { [ ! -e "$XP" ] || mv "$XP" "$TRASH/$name-pkgtool-$RANDOM$RANDOM"; mkdir "$XP"; }
-    prep_extract_b() { [ ! -e "$XB" ] || mv "$XB" "$TRASH/$name-bsdtar-$RANDOM$RANDOM"; }
+    # The 2 GiB package's outputs are a few files: they are removed at once (run_one syncs after
+    # the prep), so that eight copies of 2 GiB do not pile up.
+    aside() { if [ "$name" = huge ]; then rm -rf "$1"; else mv "$1" "$TRASH/$2-$RANDOM$RANDOM"; fi; }
+    prep_extract_p() { [ ! -e "$XP" ] || aside "$XP" "$name-pkgtool"; mkdir "$XP"; }
+    prep_extract_b() { [ ! -e "$XB" ] || aside "$XB" "$name-bsdtar"; }
     P_PREP=prep_extract_p; P_CMD=("$PKGTOOL" extract "$READPKG" --documents "$XP")
     B_PREP=prep_extract_b; B_CMD=(sh -c 'mkdir "$1" && bsdtar -xf "$2" -C "$1" && sync' sh "$XB" "$READPKG")
     pair "$name" extract
-    mv "$XP" "$TRASH/$name-pkgtool-last"; mv "$XB" "$TRASH/$name-bsdtar-last"
+    aside "$XP" "$name-pkgtool-last"; aside "$XB" "$name-bsdtar-last"
 
     # inspect
     P_PREP=noprep; P_CMD=("$PKGTOOL" inspect "$READPKG")

@@ -24,6 +24,16 @@ static inline int CSyscalls_exchange(int fromdir, const char *from, int todir, c
    resident; fixed, every large block is mapped and returned to the system when freed. */
 static inline int CSyscalls_fixMmapThreshold(void) { return mallopt(M_MMAP_THRESHOLD, 128 * 1024); }
 
+/* Copies len bytes between files inside the kernel (no copy through user space): from in at
+   *inoff to out at its current offset, which advances. Returns the bytes copied (0 at the end of
+   in), or -1 with errno set (EXDEV, ENOSYS, EINVAL: the caller then copies by hand). */
+static inline long CSyscalls_copyFileRange(int in, long long *inoff, int out, size_t len) {
+    __off64_t offset = (__off64_t)*inoff;
+    ssize_t done = copy_file_range(in, &offset, out, NULL, len, 0);
+    *inoff = (long long)offset;
+    return (long)done;
+}
+
 /* O_TMPFILE is a macro over two flags. */
 static const int CSyscalls_O_TMPFILE = O_TMPFILE;
 #endif

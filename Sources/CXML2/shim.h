@@ -7,6 +7,7 @@
 #include <libxml/xmlwriter.h>
 #include <libxml/xmlreader.h>
 #include <libxml/xmlIO.h>
+#include <libxml/parser.h>
 
 /* xmlFree is a global function pointer: Swift 6 sees it as shared mutable state. libxml2 sets it
    once, before any parse, so calling through it is safe. */

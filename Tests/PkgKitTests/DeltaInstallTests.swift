@@ -61,7 +61,7 @@ import TestSupport
         #expect(plan.fetchBytes < 50_000, "fetching \(plan.fetchBytes) bytes")
         try Self.assemble(v2.pkg, into: sparse, ranges: [.init(start: 0, end: 28 + tocLength + 20)] + plan.fetch)
 
-        let report = try installer.install(.delta(sparse, shownAs: "v2.pkg", name: "1.1.pkg", reused: plan.reused), into: product,
+        let report = try installer.install(.delta(sparse, shownAs: "v2.pkg", name: "1.1.pkg", reused: plan.reused, reusedEntries: plan.reusedEntries), into: product,
                                            options: InstallOptions(expectedProductIdentifier: Self.id, expectedContentVersion: "1.1"))
         #expect(report.status == .installed, "\(report.diagnostics)")
         #expect(report.fileCount == 6)
@@ -101,7 +101,7 @@ import TestSupport
         // Same size, other bytes: only the identity check can notice.
         try s.write("Documents/\(Self.id)/1.0/big.bin", randomData(100_000))
         #expect(throws: InstallError.self) {
-            _ = try installer.install(.delta(sparse, shownAs: "v2.pkg", name: "1.1.pkg", reused: plan.reused), into: product, options: InstallOptions())
+            _ = try installer.install(.delta(sparse, shownAs: "v2.pkg", name: "1.1.pkg", reused: plan.reused, reusedEntries: plan.reusedEntries), into: product, options: InstallOptions())
         }
         #expect(readRecord(s.documents + "/\(Self.id)")?.version == "1.0")
         #expect(stagingLeftovers(s.documents + "/\(Self.id)").isEmpty)

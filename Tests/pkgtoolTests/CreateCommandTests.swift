@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PkgKit
 import Testing
 import TestSupport
 
@@ -230,10 +231,19 @@ import TestSupport
             sizes.append(result.json["archiveBytes"] as? Int ?? 0)
         }
         #expect(sizes[1] < sizes[0], "level 9 should be smaller than level 1: \(sizes)")
-        // The default is level 4, byte for byte.
+        // The default is WriteOptions.defaultLevel (2 where ISA-L is linked, else 4), byte for byte.
+        let level = String(WriteOptions.defaultLevel)
         #expect(try CommandRunner.pkgtool(["create", source, "-o", scratch.path("default.pkg")]).status == 0)
-        #expect(try CommandRunner.pkgtool(["create", source, "--level", "4", "-o", scratch.path("l4.pkg")]).status == 0)
+        #expect(try CommandRunner.pkgtool(["create", source, "--level", level, "-o", scratch.path("l4.pkg")]).status == 0)
         #expect(FileManager.default.contents(atPath: scratch.path("default.pkg")) == FileManager.default.contents(atPath: scratch.path("l4.pkg")))
+        // Every level, fast ones included, is a zlib stream bsdtar reads back, the same for every --jobs.
+        for level in 1...9 {
+            let one = scratch.path("j1-\(level).pkg"), two = scratch.path("j2-\(level).pkg")
+            #expect(try CommandRunner.pkgtool(["create", source, "--level", String(level), "--jobs", "1", "-o", one]).status == 0)
+            #expect(try CommandRunner.pkgtool(["create", source, "--level", String(level), "--jobs", "2", "-o", two]).status == 0)
+            #expect(FileManager.default.contents(atPath: one) == FileManager.default.contents(atPath: two), "level \(level)")
+            try CommandRunner.shell("mkdir x\(level) && bsdtar -xf j1-\(level).pkg -C x\(level) && diff -r x\(level) src", in: scratch.url)
+        }
         #expect(FileManager.default.contents(atPath: scratch.path("default.pkg")) != FileManager.default.contents(atPath: scratch.path("l9.pkg")))
         try CommandRunner.shell("mkdir x && bsdtar -xf l1.pkg -C x && diff -r x src", in: scratch.url)
     }

@@ -119,7 +119,9 @@ import Glibc
         #else
         extract += ["-target", "aarch64-unknown-linux-gnu"]
         #endif
-        for module in ["CXML2", "CZlib", "CSyscalls"] {
+        // Every C module PkgKit may import (the system libraries behind it).
+        for module in try FileManager.default.contentsOfDirectory(atPath: Self.root + "/Sources").sorted()
+        where FileManager.default.fileExists(atPath: "\(Self.root)/Sources/\(module)/module.modulemap") {
             extract += ["-Xcc", "-fmodule-map-file=\(Self.root)/Sources/\(module)/module.modulemap"]
         }
         extract += ["-Xcc", "-I/usr/include/libxml2"]

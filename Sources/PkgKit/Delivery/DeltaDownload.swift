@@ -18,7 +18,7 @@ struct DeltaDownload: Sendable {
     /// What the download part found.
     enum Outcome: Sendable {
         /// The ranges are in the copy; these files come from the installed version.
-        case ready(reused: [ArchivePath: ReusedFile], fetchedFiles: Int)
+        case ready(DeltaPlan)
         /// The server answered the first Range request with the whole file (200), which is now
         /// in the copy, checked against the catalog's size and sha256: install it as it is.
         case whole
@@ -89,7 +89,7 @@ struct DeltaDownload: Sendable {
             for range in ranges {
                 try await fetch(range, into: copy, received: received) { progress?(received.value - base, planned) }
             }
-            return .ready(reused: plan.reused, fetchedFiles: plan.fetchedFiles)
+            return .ready(plan)
         } catch is RangesIgnored {
             return .rangesIgnored
         }

@@ -16,6 +16,8 @@ struct DeltaPlan: Sendable {
 
     /// Files taken from the installed version, by their path in the package.
     var reused: [ArchivePath: ReusedFile] = [:]
+    /// The same files by their place in the TOC's document order: their heap ranges are never read.
+    var reusedEntries: Set<Int> = []
     /// Ranges of the package to download (heap data), sorted and merged.
     var fetch: [ByteRange] = []
     /// Files under `Contents/` whose data is fetched (ContentInfo.plist always is too).
@@ -26,6 +28,8 @@ struct DeltaPlan: Sendable {
 
     /// One regular file of the new package, as its TOC describes it.
     struct WantedFile: Sendable {
+        /// Its place in the TOC's document order.
+        var order: Int
         var path: ArchivePath
         var size: Int64
         /// Heap offset and stored length, when it has data.
@@ -48,6 +52,7 @@ struct DeltaPlan: Sendable {
             if file.path.isInsideContents, file.size > 0, let sha1 = file.sha1, let match = bySHA1[sha1], match.identity.size == file.size {
                 plan.reused[file.path] = ReusedFile(version: version, relativePath: match.relativePath, identity: match.identity,
                                                     sha1: sha1, executable: match.executable)
+                plan.reusedEntries.insert(file.order)
                 continue
             }
             guard let length = file.length, length > 0 else { continue }
@@ -85,7 +90,7 @@ struct DeltaPlan: Sendable {
         guard let toc = XarTableOfContents.read(path, keepEntries: false, visit: { entry in
             guard entry.type == "file" else { return }
             let sha1 = entry.extractedStyle?.lowercased() == "sha1" ? entry.extractedChecksum : nil
-            files.append(WantedFile(path: ArchivePath(raw: entry.pathBytes), size: entry.size ?? 0,
+            files.append(WantedFile(order: entry.order, path: ArchivePath(raw: entry.pathBytes), size: entry.size ?? 0,
                                     offset: entry.offset, length: entry.length, sha1: sha1))
         }) else { return nil }
         return (toc, files)

@@ -102,12 +102,13 @@ struct ProductSync {
             let outcome = try await download.run(into: copy, product: folder, installedVersion: installedFolder,
                                                  received: received, progress: report(.downloading))
             switch outcome {
-            case .ready(let reused, let fetchedFiles):
+            case .ready(let plan):
                 do {
-                    let installed = try installer.install(.delta(copy.path, shownAs: url.absoluteString, name: url.lastPathComponent, reused: reused),
-                                                          into: folder, options: installOptions)
+                    let source = PackageSource.delta(copy.path, shownAs: url.absoluteString, name: url.lastPathComponent,
+                                                     reused: plan.reused, reusedEntries: plan.reusedEntries)
+                    let installed = try installer.install(source, into: folder, options: installOptions)
                     record(installed, delta: true, into: &result)
-                    if result.delta { result.filesDownloaded = fetchedFiles }
+                    if result.delta { result.filesDownloaded = plan.fetchedFiles }
                     return
                 } catch InstallError.packageChanged {
                     // An installed file changed under the plan: the whole package it is.

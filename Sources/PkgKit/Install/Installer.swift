@@ -140,19 +140,19 @@ public struct Installer: Sendable {
         // One full pass: verify and stage together, judge what was read, then rename into place.
         let staging = ProductFolder.stagingPrefix + randomSuffix()
         let written: PackageCheck
-        var background: BackgroundSink?
+        var background: StagingLanes?
         do {
-            let writer = try StagingWriter(product: product.descriptor, name: staging, productPath: product.path)
-            // Files are written on a second thread while this one reads and verifies.
-            let sink = BackgroundSink(writer)
+            // Files are written on other threads (one lane of folders per core) while this one
+            // takes the verified data from the reader.
+            let sink = try StagingLanes(product: product.descriptor, name: staging, productPath: product.path)
             background = sink
             // Digests are not needed here: the container's checksums are verified by reading.
             written = try PackageCheck.run(source, context: context, digests: false, sink: sink,
                                            cancellation: options.cancellation, progress: options.progress)
             try sink.drain()
-            try writer.finish()
+            try sink.finish()
         } catch {
-            // The writing thread must have stopped before its folder is removed.
+            // The writing threads must have stopped before their folder is removed.
             try? background?.drain()
             try? product.remove(staging)
             if held == nil { product.removeIfCreatedAndEmpty() }

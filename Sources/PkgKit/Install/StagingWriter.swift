@@ -20,12 +20,13 @@ final class StagingWriter: EntrySink {
     private var filePath = ""
     private var hardlinks: [(link: [String], target: [String])] = []
 
-    /// Creates the staging folder `name` inside the product folder.
-    init(product: Int32, name: String, productPath: String) throws {
+    /// Creates the staging folder `name` inside the product folder (or, with `create: false`,
+    /// opens it: another writer made it).
+    init(product: Int32, name: String, productPath: String, create: Bool = true) throws {
         path = productPath + "/" + name
         self.product = product
         self.productPath = productPath
-        try check(mkdirat(product, name, 0o755), path)
+        if create { try check(mkdirat(product, name, 0o755), path) }
         let root = openat(product, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard root >= 0 else { throw InstallError.io(path: path, errnoText()) }
         fchmod(root, 0o755)
@@ -82,6 +83,15 @@ final class StagingWriter: EntrySink {
 
     /// Links the hard links (their targets exist by now) and makes everything durable at once.
     func finish() throws {
+        try linkHardlinks()
+        try sync()
+    }
+
+    /// Makes everything written in the staging folder (by any writer) durable, in one batch.
+    func sync() throws { try tree.syncAll() }
+
+    /// Links the hard links this writer was handed; every file must be written by now.
+    func linkHardlinks() throws {
         closeFile()
         for (link, target) in hardlinks {
             tree.trim()
@@ -92,7 +102,6 @@ final class StagingWriter: EntrySink {
             let to = try tree.directory(Array(link.dropLast()))
             try check(linkat(from, target.last!, to, link.last!, 0), path + "/" + link.joined(separator: "/"))
         }
-        try tree.syncAll()
     }
 
     private func closeFile() {

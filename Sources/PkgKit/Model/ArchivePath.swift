@@ -47,7 +47,12 @@ public struct ArchivePath: Hashable, Sendable, Comparable, CustomStringConvertib
     }
 
     /// True when the path lies below `Contents/` (not `Contents` itself).
-    public var isInsideContents: Bool { string.hasPrefix("Contents/") }
+    public var isInsideContents: Bool {
+        // Compared as bytes: every rule asks, for every entry, and a String each time adds up.
+        bytes.starts(with: Self.contentsPrefix)
+    }
+
+    private static let contentsPrefix = Array("Contents/".utf8)
 
     /// The path below `Contents/`, for install and diff output.
     public var contentsRelative: String? {

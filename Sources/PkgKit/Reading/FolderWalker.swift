@@ -23,6 +23,11 @@ public enum FolderWalker {
         var info = stat()
         let result = absolute.withCString { lstat($0, &info) }
         guard result == 0 else { throw ReadError.io(path: String(decoding: absolute, as: UTF8.self), errnoText()) }
+        return try item(info, at: absolute, packagePath: packagePath)
+    }
+
+    /// The item `info` (from `lstat`) describes.
+    static func item(_ info: stat, at absolute: [UInt8], packagePath: [UInt8]) throws -> SourceItem {
         let mode = UInt32(info.st_mode)
         let path = ArchivePath(raw: packagePath)
         switch mode & UInt32(S_IFMT) {
@@ -47,13 +52,13 @@ public enum FolderWalker {
         guard depth < maxDepth else {
             throw ReadError.unreadable(path: String(decoding: packagePath, as: UTF8.self), "folders nest deeper than \(maxDepth) levels")
         }
-        for name in try names(in: directory) {
+        for (name, info) in try entries(in: directory) {
             guard items.count < limits.maxEntries else {
                 throw ReadError.unreadable(path: nil, "more than \(limits.maxEntries) entries")
             }
             let absolute = directory + [UInt8(ascii: "/")] + name
             let childPath = packagePath.isEmpty ? name : packagePath + [UInt8(ascii: "/")] + name
-            let item = try item(at: absolute, packagePath: childPath)
+            let item = try item(info, at: absolute, packagePath: childPath)
             items.append(item)
             // A folder whose package path is already too long is listed (and refused as
             // `unsafe-path`) but not entered: nothing in it could be installed, and deeper down
@@ -64,21 +69,28 @@ public enum FolderWalker {
         }
     }
 
-    /// The names in a folder, without `.` and `..`, sorted bytewise.
-    static func names(in directory: [UInt8]) throws -> [[UInt8]] {
+    /// The names in a folder, without `.` and `..`, sorted bytewise, each with its `lstat`.
+    /// The stat is taken relative to the open folder (`fstatat`): by absolute path, the kernel
+    /// walked the whole path again for each of 100,000 files (17% of such a create).
+    static func entries(in directory: [UInt8]) throws -> [(name: [UInt8], info: stat)] {
         guard let handle = directory.withCString({ opendir($0) }) else {
             throw ReadError.io(path: String(decoding: directory, as: UTF8.self), errnoText())
         }
         defer { closedir(handle) }
-        var names: [[UInt8]] = []
+        let folder = dirfd(handle)
+        var entries: [(name: [UInt8], info: stat)] = []
         while let entry = readdir(handle) {
             let name = withUnsafeBytes(of: entry.pointee.d_name) { raw -> [UInt8] in
                 Array(raw.prefix { $0 != 0 })
             }
             if name == [UInt8(ascii: ".")] || name == [UInt8(ascii: "."), UInt8(ascii: ".")] { continue }
-            names.append(name)
+            var info = stat()
+            guard name.withCString({ fstatat(folder, $0, &info, AT_SYMLINK_NOFOLLOW) }) == 0 else {
+                throw ReadError.io(path: String(decoding: directory + [UInt8(ascii: "/")] + name, as: UTF8.self), errnoText())
+            }
+            entries.append((name, info))
         }
-        return names.sorted { $0.lexicographicallyPrecedes($1) }
+        return entries.sorted { $0.name.lexicographicallyPrecedes($1.name) }
     }
 
     static func readLink(_ absolute: [UInt8]) throws -> [UInt8] {

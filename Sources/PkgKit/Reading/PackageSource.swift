@@ -18,9 +18,12 @@ struct PackageSource: Sendable {
 
     /// A delta update's package: the sparse local copy at `path` (header, TOC and the fetched heap
     /// ranges), read by pkgtool's own xar reader, with `reused` files taken from the installed version.
-    static func delta(_ path: String, shownAs shown: String, name: String, reused: [ArchivePath: ReusedFile]) -> PackageSource {
+    /// `reusedEntries` are the same files by their index in the TOC: their (never downloaded) heap
+    /// ranges are not read, even by the reader's read-ahead.
+    static func delta(_ path: String, shownAs shown: String, name: String, reused: [ArchivePath: ReusedFile],
+                      reusedEntries: Set<Int>) -> PackageSource {
         PackageSource(path: shown) { limits in
-            guard case .reader(let reader) = try XarReader.open(path: path, limits: limits) else {
+            guard case .reader(let reader) = try XarReader.open(path: path, limits: limits, dataWanted: { !reusedEntries.contains($0) }) else {
                 throw ReadError.unreadable(path: nil, "the package's table of contents is not one pkgtool reads itself: download it whole")
             }
             var facts = PackageFacts()

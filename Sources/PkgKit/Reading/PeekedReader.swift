@@ -1,6 +1,6 @@
 /// A reader whose first entry (or first failure) was already taken to look at, handed back
 /// before the rest: what lets `PackageOpener` tell package kinds apart in a single pass.
-final class PeekedReader: PackageReader {
+final class PeekedReader: PackageReader, ReadAheadReader {
     private let inner: PackageReader
     private var first: ArchiveEntry?
     private var failure: ReadError?
@@ -34,5 +34,16 @@ final class PeekedReader: PackageReader {
 
     func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         try inner.readData(into: buffer)
+    }
+
+    func startReadAhead(_ plan: ReadAheadPlan) -> Bool {
+        (inner as? ReadAheadReader)?.startReadAhead(plan) ?? false
+    }
+
+    func verifyData(head: UnsafeMutableRawBufferPointer) throws -> VerifiedData {
+        if let inner = inner as? ReadAheadReader { return try inner.verifyData(head: head) }
+        let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
+        defer { scratch.deallocate() }
+        return try verifyByReading(head: head, scratch: scratch)
     }
 }

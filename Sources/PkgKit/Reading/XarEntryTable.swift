@@ -2,9 +2,9 @@
 /// names (not full paths), link targets and digests packed into one byte arena, which so never
 /// outgrows the TOC. A 100,000-file package costs
 /// about 10 MB here, where libarchive keeps several times that in strings and XML.
-struct XarEntryTable {
+struct XarEntryTable: Sendable {
     /// One `<file>`, in document order. Arena positions are 32-bit: a TOC is at most 512 MB.
-    struct Record {
+    struct Record: Sendable {
         /// -1 when the TOC does not say.
         var size: Int64
         var length: Int64
@@ -116,6 +116,11 @@ struct XarEntryTable {
         return path
     }
 
+    /// The `<name>` of a record alone.
+    func name(_ record: Record) -> ArraySlice<UInt8> {
+        arena[Int(record.nameStart)..<Int(record.nameStart) + Int(record.nameCount)]
+    }
+
     func link(_ record: Record) -> [UInt8]? {
         record.linkCount < 0 ? nil : Array(arena[Int(record.linkStart)..<Int(record.linkStart) + Int(record.linkCount)])
     }
@@ -133,24 +138,27 @@ struct XarEntryTable {
     /// longer than any xar style) becomes one zero byte, which matches no data, so the file
     /// reads as damaged.
     private static func appendHex(_ text: String?, to arena: inout [UInt8]) -> UInt8 {
-        guard let text else { return 0 }
+        guard var text else { return 0 }
         let start = arena.count
-        var high: UInt8?
-        var valid = text.utf8.count % 2 == 0 && text.utf8.count <= 128
-        for character in text.utf8 where valid {
-            let value: UInt8
-            switch character {
-            case UInt8(ascii: "0")...UInt8(ascii: "9"): value = character &- UInt8(ascii: "0")
-            case UInt8(ascii: "a")...UInt8(ascii: "f"): value = character &- UInt8(ascii: "a") &+ 10
-            case UInt8(ascii: "A")...UInt8(ascii: "F"): value = character &- UInt8(ascii: "A") &+ 10
-            default: valid = false; continue
+        // Read from the string's contiguous UTF-8 at once: walking its `utf8` view a character at
+        // a time cost more than parsing the rest of the entry.
+        let valid = text.withUTF8 { hex -> Bool in
+            guard hex.count % 2 == 0, hex.count <= 128 else { return false }
+            func nibble(_ character: UInt8) -> UInt8? {
+                switch character {
+                case UInt8(ascii: "0")...UInt8(ascii: "9"): return character &- UInt8(ascii: "0")
+                case UInt8(ascii: "a")...UInt8(ascii: "f"): return character &- UInt8(ascii: "a") &+ 10
+                case UInt8(ascii: "A")...UInt8(ascii: "F"): return character &- UInt8(ascii: "A") &+ 10
+                default: return nil
+                }
             }
-            if let first = high {
-                arena.append(first << 4 | value)
-                high = nil
-            } else {
-                high = value
+            var index = 0
+            while index < hex.count {
+                guard let high = nibble(hex[index]), let low = nibble(hex[index + 1]) else { return false }
+                arena.append(high << 4 | low)
+                index += 2
             }
+            return true
         }
         guard valid else {
             arena.removeSubrange(start...)

@@ -1,4 +1,3 @@
-internal import CZlib
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -14,33 +13,28 @@ import Darwin
 /// a file, hashes stored data once when both digests are the same, and can skip a file's data
 /// without reading it. Packages it does not read itself (other encodings or checksum styles,
 /// hard links, a nonstandard header) go to the registered `ArchiveSupport` (libarchive).
-final class XarReader: PackageReader {
+final class XarReader: PackageReader, ReadAheadReader {
     let format: PackageFormat = .xar
     private let path: String
     private let descriptor: Int32
     private let fileSize: Int64
     private let heapStart: Int64
     private let table: XarEntryTable
+    /// Entries whose data the caller wants (nil: all of them).
+    private let wanted: [Bool]?
+    private let limits: PackageLimits
     private var tocFailure: ReadError?
     private var index = -1
 
-    // The current file's data.
-    private var reading = false
+    // The current file's data: streamed on this thread, or taken from the read-ahead.
     private var record: XarEntryTable.Record?
-    private var currentPath = ArchivePath(raw: [])
-    /// The current path for messages, made only when one is needed.
-    private var displayPath: String { currentPath.description }
+    private let decoder: XarEntryDecoder
+    private var prefetcher: XarPrefetcher?
+    private var handle: XarPrefetcher.Handle?
     private var position: Int64 = 0
-    private var remaining: Int64 = 0
-    private var produced: Int64 = 0
-    private var archivedDigest: XarDigest?
-    private var extractedDigest: XarDigest?
-    private var hashedOnce = false
-    private var stream = z_stream()
-    private var streamOpen = false
-    private let input: UnsafeMutableRawBufferPointer
+    private var scratch: UnsafeMutableRawBufferPointer?
 
-    static let inputSize = 1 << 20
+    static let inputSize = XarEntryDecoder.inputSize
 
     /// What `open` found.
     enum Opening {
@@ -52,7 +46,11 @@ final class XarReader: PackageReader {
 
     /// Opens the xar at `path` when pkgtool reads it itself; otherwise says why not, so that
     /// libarchive (when registered) reads it and reports its own diagnosis of a TOC that does not parse.
-    static func open(path: String, limits: PackageLimits) throws -> Opening {
+    ///
+    /// `dataWanted` is asked once per entry (its index in TOC document order), here, on this
+    /// thread: an entry it refuses is still returned by `nextEntry`, but its heap bytes are never
+    /// read, inflated or checked, and `readData` returns 0 for it at once. nil wants every entry.
+    static func open(path: String, limits: PackageLimits, dataWanted: ((_ entryIndex: Int) -> Bool)? = nil) throws -> Opening {
         var table = XarEntryTable()
         var count = 0
         guard let toc = XarTableOfContents.read(path, keepEntries: false, visit: { entry in
@@ -73,34 +71,49 @@ final class XarReader: PackageReader {
             close(descriptor)
             throw ReadError.io(path: path, message)
         }
-        let reader = XarReader(path: path, descriptor: descriptor, fileSize: Int64(info.st_size), heapStart: toc.heapStart, table: table)
+        let wanted = dataWanted.map { wants in table.records.indices.map { wants($0) } }
+        let reader = XarReader(path: path, descriptor: descriptor, fileSize: Int64(info.st_size), heapStart: toc.heapStart,
+                               table: table, wanted: wanted, limits: limits)
         reader.tocFailure = try reader.verifyTOC(toc, style: tocStyle)
         return .reader(reader)
     }
 
-    private init(path: String, descriptor: Int32, fileSize: Int64, heapStart: Int64, table: XarEntryTable) {
+    private init(path: String, descriptor: Int32, fileSize: Int64, heapStart: Int64, table: XarEntryTable,
+                 wanted: [Bool]?, limits: PackageLimits) {
         self.path = path
         self.descriptor = descriptor
         self.fileSize = fileSize
         self.heapStart = heapStart
         self.table = table
-        input = .allocate(byteCount: Self.inputSize, alignment: 16)
+        self.wanted = wanted
+        self.limits = limits
+        decoder = XarEntryDecoder(table: table, descriptor: descriptor, path: path, fileSize: fileSize, heapStart: heapStart)
     }
 
     deinit {
-        if streamOpen { inflateEnd(&stream) }
-        input.deallocate()
+        // The workers read this descriptor: they stop before it closes.
+        prefetcher?.shutdown()
+        scratch?.deallocate()
         close(descriptor)
     }
 
-    var progress: (done: Int64, total: Int64) { (position, fileSize) }
+    var progress: (done: Int64, total: Int64) { (max(position, decoder.position), fileSize) }
 
     var expectedEntryCount: Int? { table.records.count }
 
-    /// The sha1 the TOC gives for the current file's data, once it has been checked.
+    /// The sha1 the TOC gives for the current file's data, once it has been checked (nil for an
+    /// entry whose data is not wanted: nothing of it is checked).
     var declaredSHA1: String? {
-        guard let record, record.extractedStyle == .sha1 else { return nil }
+        guard let record, record.extractedStyle == .sha1, isWanted(index) else { return nil }
         return table.extractedDigest(record).hexString
+    }
+
+    private func isWanted(_ index: Int) -> Bool { wanted?[index] ?? true }
+
+    /// Whether entry `index` has data to read.
+    private func hasWork(_ index: Int) -> Bool {
+        let record = table.records[index]
+        return record.kind == .file && record.hasData && isWanted(index)
     }
 
     /// The TOC's own checksum: the digest of the compressed TOC, stored in the heap.
@@ -110,6 +123,8 @@ final class XarReader: PackageReader {
               case let (start, overflow) = heapStart.addingReportingOverflow(offset), !overflow, start <= fileSize, size <= fileSize - start else {
             return .unreadable(path: nil, "the table of contents does not say where its checksum is")
         }
+        let input = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.inputSize, alignment: 16)
+        defer { input.deallocate() }
         var done: Int64 = 0
         while done < toc.compressedLength {
             let count = Int(min(Int64(input.count), toc.compressedLength - done))
@@ -128,6 +143,43 @@ final class XarReader: PackageReader {
         return nil
     }
 
+    // MARK: - Read-ahead
+
+    /// Worker threads for read-ahead: one per core; none on a single core, where they would
+    /// only take turns with the reader.
+    static var readAheadWorkers: Int {
+        let cores = ProcessInfo.processInfo.activeProcessorCount
+        return cores >= 2 ? min(cores, 4) : 0
+    }
+
+    func startReadAhead(_ plan: ReadAheadPlan) -> Bool {
+        let workers = Self.readAheadWorkers
+        guard prefetcher == nil, tocFailure == nil, workers > 0, index < table.records.count else { return false }
+        let table = table
+        let work = table.records.indices.map { hasWork($0) }
+        let (descriptor, path, fileSize, heapStart) = (descriptor, path, fileSize, heapStart)
+        // The plist is kept whole when only heads are kept: the rules parse it.
+        let plist = table.records.indices.first { table.records[$0].parent < 0 && table.name(table.records[$0]).elementsEqual(ContentInfo.fileName.utf8) }
+        prefetcher = XarPrefetcher(
+            plan: plan, table: table, work: work, start: index + 1, maxSize: limits.maxSize, workers: workers,
+            keepLimit: { $0 == plist ? PackageLimits.maxContentInfoBytes : XarPrefetcher.headBytes },
+            makeDecoder: { XarEntryDecoder(table: table, descriptor: descriptor, path: path, fileSize: fileSize, heapStart: heapStart) })
+        return true
+    }
+
+    func verifyData(head: UnsafeMutableRawBufferPointer) throws -> VerifiedData {
+        if let prefetcher, let current = handle, prefetcher.plan == .verify {
+            handle = nil
+            if let result = try prefetcher.verified(current, head: head) { return result }
+            // Fewer first bytes were kept than asked for: read the entry here instead.
+            try decoder.start(index)
+        }
+        if scratch == nil { scratch = .allocate(byteCount: Self.inputSize, alignment: 16) }
+        return try verifyByReading(head: head, scratch: scratch!)
+    }
+
+    // MARK: - Entries
+
     func nextEntry() throws -> ArchiveEntry? {
         if let failure = tocFailure {
             tocFailure = nil
@@ -143,143 +195,38 @@ final class XarReader: PackageReader {
         }
         let path = ArchivePath(raw: name)
         self.record = record
-        currentPath = path
         guard record.kind == .file else {
             return ArchiveEntry(path: path, kind: record.kind, mode: UInt32(record.mode), linkTarget: record.kind == .symlink ? table.link(record) ?? [] : nil)
         }
-        try startData(record)
+        if hasWork(index) {
+            if let prefetcher, prefetcher.covers(index) {
+                handle = prefetcher.handle(index)
+                position = heapStart &+ max(record.offset, 0) &+ max(record.length, 0)
+            } else {
+                try decoder.start(index)
+            }
+        }
         return ArchiveEntry(path: path, kind: .file, mode: UInt32(record.mode), declaredSize: record.hasData ? (record.size >= 0 ? record.size : nil) : 0)
     }
 
-    private func startData(_ record: XarEntryTable.Record) throws {
-        produced = 0
-        guard record.hasData else {
-            remaining = 0
-            reading = false
-            return
-        }
-        guard record.offset >= 0, record.length >= 0,
-              case let (start, overflow) = heapStart.addingReportingOverflow(record.offset), !overflow,
-              start <= fileSize, record.length <= fileSize - start || record.gzip else {
-            throw ReadError.unreadable(path: displayPath, "the data lies outside the package (truncated or corrupt)")
-        }
-        position = start
-        remaining = record.length
-        archivedDigest = record.archivedStyle.makeDigest()
-        // Stored data hashed once when both digests say the same thing.
-        hashedOnce = !record.gzip && record.archivedStyle == record.extractedStyle
-            && table.archivedDigest(record).elementsEqual(table.extractedDigest(record))
-        extractedDigest = hashedOnce ? nil : record.extractedStyle.makeDigest()
-        if record.gzip && record.length > 0 {
-            if streamOpen { inflateReset(&stream) } else {
-                guard CZlib_inflateInit(&stream) == Z_OK else { throw ReadError.io(path: path, "zlib could not start") }
-                streamOpen = true
-            }
-            stream.avail_in = 0
-        }
-        reading = true
-    }
-
     private func endEntry() {
-        reading = false
+        decoder.stop()
+        handle = nil
         record = nil
     }
 
     func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        guard reading, let record else { return 0 }
-        do {
-            let count = record.gzip && record.length > 0 ? try inflateSome(into: buffer) : try copySome(into: buffer)
-            if count == 0 {
-                reading = false
-                try check(record)
-                return 0
+        guard record != nil else { return 0 }
+        if var current = handle, let prefetcher {
+            if prefetcher.plan == .deliver {
+                defer { handle = current }
+                return try prefetcher.read(&current, into: buffer)
             }
-            extractedDigest?.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
-            produced += Int64(count)
-            if record.size >= 0, produced > record.size {
-                throw ReadError.unreadable(path: displayPath, "the data is longer than the \(record.size) bytes its header declares")
-            }
-            return count
-        } catch {
-            reading = false
-            throw error
+            // Read ahead only to be checked: this entry's bytes are read here after all.
+            handle = nil
+            try decoder.start(index)
         }
-    }
-
-    private func copySome(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        let count = Int(min(Int64(buffer.count), remaining))
-        guard count > 0 else { return 0 }
-        let target = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
-        guard try readAvailable(target, at: position) == count else { throw truncated() }
-        archivedDigest?.update(UnsafeRawBufferPointer(target))
-        position += Int64(count)
-        remaining -= Int64(count)
-        return count
-    }
-
-    private func inflateSome(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        while true {
-            if stream.avail_in == 0 && remaining > 0 {
-                // Compressed data may run past the end of the file: what is there is inflated,
-                // so that a stream ending early (merged copies) is told from a cut-off file.
-                let wanted = Int(min(Int64(input.count), remaining))
-                let count = try readAvailable(UnsafeMutableRawBufferPointer(rebasing: input[0..<wanted]), at: position)
-                guard count > 0 else { throw truncated() }
-                let target = UnsafeMutableRawBufferPointer(rebasing: input[0..<count])
-                archivedDigest?.update(UnsafeRawBufferPointer(target))
-                position += Int64(count)
-                remaining -= Int64(count)
-                stream.next_in = input.baseAddress!.assumingMemoryBound(to: Bytef.self)
-                stream.avail_in = uInt(count)
-            }
-            stream.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
-            stream.avail_out = uInt(min(buffer.count, Int(UInt32.max)))
-            let status = inflate(&stream, Z_NO_FLUSH)
-            let count = buffer.count - Int(stream.avail_out)
-            switch status {
-            case Z_OK:
-                if count > 0 { return count }
-            case Z_STREAM_END:
-                if stream.avail_in > 0 || remaining > 0 { throw endedEarly() }
-                return count
-            case Z_BUF_ERROR where remaining > 0 || stream.avail_in > 0:
-                if count > 0 { return count }
-            case Z_BUF_ERROR:
-                if count > 0 { return count }
-                throw ReadError.unreadable(path: displayPath, "the compressed data is truncated: the package is corrupt; rebuild it")
-            default:
-                let message = stream.msg.map { String(cString: $0) } ?? "error \(status)"
-                throw ReadError.unreadable(path: displayPath, "the compressed data is corrupt (zlib: \(message)): rebuild the package")
-            }
-        }
-    }
-
-    /// After the last byte: sizes and both digests.
-    private func check(_ record: XarEntryTable.Record) throws {
-        if record.size >= 0, produced != record.size {
-            throw ReadError.unreadable(path: displayPath, "the data is \(produced) bytes, not the \(record.size) its header declares: the package is corrupt")
-        }
-        if let digest = archivedDigest?.finalize(), !digest.elementsEqual(table.archivedDigest(record)) {
-            throw ReadError.checksumMismatch(path: displayPath, "checksum error (the stored data's \(record.archivedStyle) is \(digest.hexString), the table of contents says \(table.archivedDigest(record).hexString))")
-        }
-        // Stored data hashed once was checked against both digests above: they are the same.
-        if !hashedOnce, let extracted = extractedDigest?.finalize(), !extracted.elementsEqual(table.extractedDigest(record)) {
-            throw ReadError.checksumMismatch(path: displayPath, "checksum error (the data's \(record.extractedStyle) is \(extracted.hexString), the table of contents says \(table.extractedDigest(record).hexString))")
-        }
-    }
-
-    /// The zlib stream ended with stored bytes left over: libarchive's writer merges a path given
-    /// twice into one entry like this; anything else is corruption.
-    private func endedEarly() -> ReadError {
-        let consumed = record!.length - remaining - Int64(stream.avail_in)
-        if let copies = XarMergedCopies.copies(declaredLength: record!.length, firstStream: consumed) {
-            return XarMergedCopies.failure(path: displayPath, copies: copies)
-        }
-        return .unreadable(path: displayPath, "the compressed data ends before its declared length: the package is corrupt; rebuild it")
-    }
-
-    private func truncated() -> ReadError {
-        .unreadable(path: displayPath, "the package is truncated: this file's data is cut short")
+        return try decoder.read(into: buffer)
     }
 
     /// `pread` until `buffer` is full or the file ends; the bytes read. A refused read throws.

@@ -66,7 +66,7 @@ public struct XarTableOfContents: Sendable {
     /// The entry at `path`, if any.
     public func entry(_ path: String) -> Entry? { entries.first { $0.pathBytes.elementsEqual(path.utf8) } }
 
-    private enum Element {
+    fileprivate enum Element {
         case file, name, type, mode, link, data, length, offset, size, encoding, archivedChecksum, extractedChecksum
         case checksum, checksumOffset, checksumSize, other
     }
@@ -74,17 +74,15 @@ public struct XarTableOfContents: Sendable {
     /// Reads the TOC of the xar at `path`, or returns nil when it is not a readable xar.
     /// Each `<file>` is handed to `visit` when it closes (children before their folder); with
     /// `keepEntries: false` none is kept, so memory does not grow with the package.
+    ///
+    /// libxml2's SAX2 push parser is fed straight from the inflating TOC: no node is built for
+    /// any element (its text reader built and freed one per element, most of a 100,000-file
+    /// TOC's parse), and only the text of the elements read is kept, in one reused buffer.
     public static func read(_ path: String, keepEntries: Bool = true, visit: ((Entry) -> Void)? = nil) -> XarTableOfContents? {
         LibXMLSetup.ensure()
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
         guard let header = try? handle.read(upToCount: 28), header.count == 28, header.prefix(4) == Data("xar!".utf8) else { return nil }
-        let source = InflatingSource(handle: handle)
-        let context = Unmanaged.passUnretained(source).toOpaque()
-        guard let reader = xmlReaderForIO({ context, buffer, length in
-            Unmanaged<InflatingSource>.fromOpaque(context!).takeUnretainedValue().read(buffer!, Int(length))
-        }, { _ in 0 }, context, nil, nil, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOBLANKS.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue)) else { return nil }
-        defer { xmlFreeTextReader(reader) }
         var toc = XarTableOfContents()
         // A hostile header can claim any length: keep the heap start a sane, positive number.
         let tocLength = header[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -94,114 +92,218 @@ public struct XarTableOfContents: Sendable {
         toc.headerChecksumAlgorithm = header[24..<28].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
         // A header longer than 28 bytes moves the TOC; pkgtool reads only the standard layout.
         guard header[4] == 0, header[5] == 28 else { return nil }
-        var elements: [Element] = []
-        func close(_ file: (slot: Int, entry: Entry, named: Bool)) {
-            if keepEntries { toc.entries[file.slot] = file.entry }
-            visit?(file.entry)
+
+        let source = InflatingSource(handle: handle)
+        // The parse state lives behind a pointer: the callbacks reach it as `pointee`, which
+        // Swift does not check for exclusive access at run time, as it would a class's fields
+        // (a fifth of the parse when it was one).
+        let parser = UnsafeMutablePointer<TOCParser>.allocate(capacity: 1)
+        parser.initialize(to: TOCParser(toc: toc, keepEntries: keepEntries, visit: visit))
+        defer { parser.deinitialize(count: 1).deallocate() }
+        var sax = xmlSAXHandler()
+        sax.initialized = XML_SAX2_MAGIC
+        sax.startElementNs = { context, name, _, _, _, _, attributeCount, _, attributes in
+            context!.assumingMemoryBound(to: TOCParser.self).pointee.start(name, attributeCount, attributes)
         }
-        var open: [(slot: Int, entry: Entry, named: Bool)] = []   // the open <file> elements
+        sax.endElementNs = { context, _, _, _ in
+            context!.assumingMemoryBound(to: TOCParser.self).pointee.end()
+        }
+        sax.characters = { context, bytes, count in
+            context!.assumingMemoryBound(to: TOCParser.self).pointee.characters(bytes, count)
+        }
+        sax.cdataBlock = sax.characters
+        guard let parserContext = xmlCreatePushParserCtxt(&sax, parser, nil, 0, nil) else { return nil }
+        defer {
+            if let document = parserContext.pointee.myDoc { xmlFreeDoc(document) }
+            xmlFreeParserCtxt(parserContext)
+        }
+        xmlCtxtUseOptions(parserContext, Int32(XML_PARSE_NONET.rawValue | XML_PARSE_NOBLANKS.rawValue | XML_PARSE_NOERROR.rawValue | XML_PARSE_NOWARNING.rawValue))
+        parser.pointee.context = parserContext
+        let chunk = UnsafeMutablePointer<CChar>.allocate(capacity: 64 * 1024)
+        defer { chunk.deallocate() }
+        while true {
+            let count = source.read(chunk, 64 * 1024)
+            guard count >= 0 else { return nil }
+            let status = xmlParseChunk(parserContext, chunk, count, count == 0 ? 1 : 0)
+            if status != 0 || parser.pointee.failed || source.total > maxTOCBytes { return nil }
+            if count == 0 { break }
+        }
+        guard parserContext.pointee.wellFormed != 0, !source.failed, parser.pointee.open.isEmpty else { return nil }
+        return parser.pointee.toc
+    }
+
+    /// The state of one parse, driven by libxml2's SAX callbacks.
+    private struct TOCParser {
+        var toc: XarTableOfContents
+        let keepEntries: Bool
+        let visit: ((Entry) -> Void)?
+        var context: xmlParserCtxtPtr?
+        var failed = false
+        var elements: [Element] = []
+        /// The open `<file>` elements.
+        var open: [(slot: Int, entry: Entry, named: Bool)] = []
         var count = 0
         var base64Name = false
-        while xmlTextReaderRead(reader) == 1 {
-            switch xmlTextReaderNodeType(reader) {
-            case 1: // element start
-                let element = classify(xmlTextReaderConstLocalName(reader), inside: elements.last)
-                switch element {
-                case .file:
-                    guard count < maxEntries else { return nil }
-                    count += 1
-                    // The slot keeps document order (folders before their contents).
-                    if keepEntries { toc.entries.append(Entry()) }
-                    var entry = Entry()
-                    entry.order = count - 1
-                    entry.parent = open.last?.entry.order ?? -1
-                    open.append((toc.entries.count - 1, entry, false))
-                case .name:
-                    base64Name = attribute(reader, "enctype") == "base64"
-                case .encoding:
-                    if !open.isEmpty { open[open.count - 1].entry.encoding = attribute(reader, "style") }
-                case .extractedChecksum:
-                    if !open.isEmpty { open[open.count - 1].entry.extractedStyle = attribute(reader, "style") }
-                case .archivedChecksum:
-                    if !open.isEmpty { open[open.count - 1].entry.archivedStyle = attribute(reader, "style") }
-                case .checksum where open.isEmpty:
-                    toc.checksumStyle = attribute(reader, "style")
-                default:
-                    break
-                }
-                if xmlTextReaderIsEmptyElement(reader) == 1 {
-                    if element == .file { close(open.removeLast()) }
-                } else {
-                    elements.append(element)
-                    guard elements.count < maxDepth else { return nil }
-                }
-            case 3, 4: // text, CDATA
-                guard let top = elements.last else { continue }
-                let value = xmlTextReaderConstValue(reader)
-                if top == .checksumOffset || top == .checksumSize {
-                    guard open.isEmpty else { continue }
-                    let number = value.flatMap { Int64(String(cString: $0)) }
-                    if top == .checksumOffset { toc.checksumOffset = number } else { toc.checksumSize = number }
-                    continue
-                }
-                guard !open.isEmpty else { continue }
-                let index = open.count - 1
-                if top == .name || top == .link {
-                    var bytes = value.map { Array(UnsafeBufferPointer(start: $0, count: strlen(UnsafeRawPointer($0).assumingMemoryBound(to: CChar.self)))) } ?? []
-                    if top == .link { open[index].entry.linkTarget = bytes; continue }
-                    // libarchive 3.6.2 joins repeated <name>s; real packages repeat them. The first counts.
-                    guard !open[index].named else { continue }
-                    open[index].named = true
-                    if base64Name, let data = Data(base64Encoded: Data(bytes)) { bytes = Array(data) }
-                    open[index].entry.name = bytes
-                    let parent = open.count > 1 ? open[open.count - 2].entry.pathBytes : []
-                    var path = parent.isEmpty ? bytes : parent + [UInt8(ascii: "/")] + bytes
-                    // A hostile TOC can nest long names deeply: past any path a reader accepts,
-                    // the path is cut, so that every entry's copy stays small.
-                    if path.count > maxPathBytes { path.removeSubrange(maxPathBytes...) }
-                    open[index].entry.pathBytes = path
-                    continue
-                }
-                // Only the elements read are turned into Swift values: a TOC is mostly other text.
-                func text() -> String { value.map { String(cString: $0) } ?? "" }
-                switch top {
-                case .type: open[index].entry.type = text()
-                case .mode: open[index].entry.mode = octal(value)
-                case .archivedChecksum: open[index].entry.archivedChecksum = text().lowercased()
-                case .length: open[index].entry.length = Int64(text())
-                case .offset: open[index].entry.offset = Int64(text())
-                case .size: open[index].entry.size = Int64(text())
-                case .extractedChecksum: open[index].entry.extractedChecksum = text().lowercased()
-                default: break
-                }
-            case 15: // element end
-                if elements.popLast() == .file { close(open.removeLast()) }
+        /// The text of the innermost element, when it is one whose text is read.
+        var text: [UInt8] = []
+
+        init(toc: XarTableOfContents, keepEntries: Bool, visit: ((Entry) -> Void)?) {
+            self.toc = toc
+            self.keepEntries = keepEntries
+            self.visit = visit
+            text.reserveCapacity(256)
+        }
+
+        mutating func fail() {
+            failed = true
+            if let context { xmlStopParser(context) }
+        }
+
+        mutating func start(_ name: UnsafePointer<xmlChar>?, _ attributeCount: Int32, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+            guard !failed else { return }
+            let element = classify(name, inside: elements.last)
+            switch element {
+            case .file:
+                guard count < maxEntries else { return fail() }
+                count += 1
+                // The slot keeps document order (folders before their contents).
+                if keepEntries { toc.entries.append(Entry()) }
+                var entry = Entry()
+                entry.order = count - 1
+                entry.parent = open.last?.entry.order ?? -1
+                open.append((toc.entries.count - 1, entry, false))
+            case .name:
+                base64Name = attribute("enctype", attributeCount, attributes) == "base64"
+            case .encoding:
+                if !open.isEmpty { open[open.count - 1].entry.encoding = attribute("style", attributeCount, attributes) }
+            case .extractedChecksum:
+                if !open.isEmpty { open[open.count - 1].entry.extractedStyle = attribute("style", attributeCount, attributes) }
+            case .archivedChecksum:
+                if !open.isEmpty { open[open.count - 1].entry.archivedStyle = attribute("style", attributeCount, attributes) }
+            case .checksum where open.isEmpty:
+                toc.checksumStyle = attribute("style", attributeCount, attributes)
             default:
                 break
             }
-            if source.total > maxTOCBytes { return nil }
+            elements.append(element)
+            text.removeAll(keepingCapacity: true)
+            guard elements.count < maxDepth else { return fail() }
         }
-        return source.failed ? nil : toc
+
+        mutating func characters(_ bytes: UnsafePointer<xmlChar>?, _ length: Int32) {
+            guard !failed, let bytes, length > 0, let top = elements.last, top != .other, top != .file, top != .data else { return }
+            // No text read is longer than a path cut at `maxPathBytes`; more is not kept.
+            let room = maxPathBytes + 1 - text.count
+            if room > 0 { text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: min(Int(length), room))) }
+        }
+
+        mutating func end() {
+            guard !failed, let top = elements.popLast() else { return }
+            defer { text.removeAll(keepingCapacity: true) }
+            if top == .file {
+                let file = open.removeLast()
+                if keepEntries { toc.entries[file.slot] = file.entry }
+                visit?(file.entry)
+                return
+            }
+            if top == .checksumOffset || top == .checksumSize {
+                guard open.isEmpty else { return }
+                let number = decimal(text)
+                if top == .checksumOffset { toc.checksumOffset = number } else { toc.checksumSize = number }
+                return
+            }
+            guard !open.isEmpty else { return }
+            let index = open.count - 1
+            switch top {
+            case .name:
+                // libarchive 3.6.2 joins repeated <name>s; real packages repeat them. The first counts.
+                guard !open[index].named else { return }
+                open[index].named = true
+                var bytes = text
+                if base64Name, let data = Data(base64Encoded: Data(bytes)) { bytes = Array(data) }
+                open[index].entry.name = bytes
+                let parent = open.count > 1 ? open[open.count - 2].entry.pathBytes : []
+                var path = parent
+                if !path.isEmpty { path.append(UInt8(ascii: "/")) }
+                path += bytes
+                // A hostile TOC can nest long names deeply: past any path a reader accepts,
+                // the path is cut, so that every entry's copy stays small.
+                if path.count > maxPathBytes { path.removeSubrange(maxPathBytes...) }
+                open[index].entry.pathBytes = path
+            case .link: open[index].entry.linkTarget = text
+            case .type: open[index].entry.type = String(decoding: text, as: UTF8.self)
+            case .mode: open[index].entry.mode = octal(text)
+            case .archivedChecksum: open[index].entry.archivedChecksum = lowercaseText()
+            case .extractedChecksum: open[index].entry.extractedChecksum = lowercaseText()
+            case .length: open[index].entry.length = decimal(text)
+            case .offset: open[index].entry.offset = decimal(text)
+            case .size: open[index].entry.size = decimal(text)
+            default: break
+            }
+        }
+
+        /// The text as lowercase ASCII (hex digests), without going through Unicode case mapping.
+        private func lowercaseText() -> String {
+            if text.allSatisfy({ $0 < 0x80 }) {
+                return String(decoding: text.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
+            }
+            return String(decoding: text, as: UTF8.self).lowercased()
+        }
+
+        private func attribute(_ wanted: StaticString, _ count: Int32, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) -> String? {
+            guard let attributes else { return nil }
+            // Five pointers per attribute: local name, prefix, URI, value start, value end.
+            for index in 0..<Int(count) {
+                guard let name = attributes[5 * index], let start = attributes[5 * index + 3], let end = attributes[5 * index + 4] else { continue }
+                if strcmp(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self), UnsafeRawPointer(wanted.utf8Start).assumingMemoryBound(to: CChar.self)) == 0 {
+                    return String(decoding: UnsafeBufferPointer(start: start, count: end - start), as: UTF8.self)
+                }
+            }
+            return nil
+        }
+    }
+
+    /// A decimal number as `Int64(String)` reads one (an optional sign, digits, nothing else);
+    /// nil otherwise or on overflow.
+    static func decimal(_ text: [UInt8]) -> Int64? {
+        var digits = text[...]
+        var negative = false
+        if let first = digits.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
+            negative = first == UInt8(ascii: "-")
+            digits = digits.dropFirst()
+        }
+        guard !digits.isEmpty else { return nil }
+        var value: Int64 = 0
+        for digit in digits {
+            guard digit >= UInt8(ascii: "0") && digit <= UInt8(ascii: "9") else { return nil }
+            let (times, overflow) = value.multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = negative ? times.subtractingReportingOverflow(Int64(digit - UInt8(ascii: "0")))
+                                            : times.addingReportingOverflow(Int64(digit - UInt8(ascii: "0")))
+            guard !overflow, !overflow2 else { return nil }
+            value = sum
+        }
+        return value
     }
 
     /// An octal number with optional blanks around it (`<mode>0644</mode>`); nil when it is not one.
-    private static func octal(_ text: UnsafePointer<xmlChar>?) -> UInt32? {
-        guard var cursor = text else { return nil }
+    static func octal(_ text: [UInt8]) -> UInt32? {
         var value: UInt32 = 0
         var digits = 0
-        while cursor.pointee == 0x20 || cursor.pointee == 0x09 || cursor.pointee == 0x0A { cursor += 1 }
-        while cursor.pointee >= UInt8(ascii: "0") && cursor.pointee <= UInt8(ascii: "7") {
+        var index = 0
+        func blank(_ byte: UInt8) -> Bool { byte == 0x20 || byte == 0x09 || byte == 0x0A }
+        while index < text.count, blank(text[index]) { index += 1 }
+        while index < text.count, text[index] >= UInt8(ascii: "0"), text[index] <= UInt8(ascii: "7") {
             guard digits < 11 else { return nil }
-            value = value << 3 | UInt32(cursor.pointee - UInt8(ascii: "0"))
+            value = value << 3 | UInt32(text[index] - UInt8(ascii: "0"))
             digits += 1
-            cursor += 1
+            index += 1
         }
-        while cursor.pointee == 0x20 || cursor.pointee == 0x09 || cursor.pointee == 0x0A { cursor += 1 }
-        return digits > 0 && cursor.pointee == 0 ? value : nil
+        while index < text.count, blank(text[index]) { index += 1 }
+        return digits > 0 && index == text.count ? value : nil
     }
 
     /// What an element is, judged by its name and the element it sits in.
-    private static func classify(_ name: UnsafePointer<xmlChar>?, inside parent: Element?) -> Element {
+    fileprivate static func classify(_ name: UnsafePointer<xmlChar>?, inside parent: Element?) -> Element {
         guard let name else { return .other }
         func equals(_ text: StaticString) -> Bool {
             strcmp(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self), UnsafeRawPointer(text.utf8Start).assumingMemoryBound(to: CChar.self)) == 0
@@ -228,12 +330,6 @@ public struct XarTableOfContents: Sendable {
             if equals("checksum") { return .checksum }
         }
         return .other
-    }
-
-    private static func attribute(_ reader: xmlTextReaderPtr, _ name: String) -> String? {
-        guard let value = name.withCString({ xmlTextReaderGetAttribute(reader, UnsafeRawPointer($0).assumingMemoryBound(to: xmlChar.self)) }) else { return nil }
-        defer { CXML2_free(value) }
-        return String(cString: value)
     }
 }
 

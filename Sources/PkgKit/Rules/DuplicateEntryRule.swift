@@ -4,6 +4,7 @@ public struct DuplicateEntryRule: Rule {
     public init() {}
     public func check(_ package: PackageFacts, _ context: RuleContext) -> [Diagnostic] {
         var seen: Set<ArchivePath> = []
+        seen.reserveCapacity(package.entries.count)
         var reported: Set<ArchivePath> = []
         var findings: [Diagnostic] = []
         for entry in package.entries where !seen.insert(entry.path).inserted && reported.insert(entry.path).inserted {

@@ -2,9 +2,11 @@
 public struct HardlinkEscapeRule: Rule {
     public init() {}
     public func check(_ package: PackageFacts, _ context: RuleContext) -> [Diagnostic] {
-        var files: Set<ArchivePath> = []
+        // Most packages hold no hard link: then no table of every file's path is built.
+        guard let first = package.entries.firstIndex(where: { $0.kind == .hardlink }) else { return [] }
+        var files = Set(package.entries[..<first].lazy.filter { $0.kind == .file }.map(\.path))
         var findings: [Diagnostic] = []
-        for entry in package.entries {
+        for entry in package.entries[first...] {
             if entry.kind == .file { files.insert(entry.path) }
             guard entry.kind == .hardlink else { continue }
             guard let target = entry.hardlinkTarget else {

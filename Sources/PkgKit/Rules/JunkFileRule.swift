@@ -7,16 +7,29 @@ public struct JunkFileRule: Rule {
 
     public init() {}
 
+    private static let junkNameBytes = junkNames.map { Array($0.utf8) }
+    private static let junkFolderBytes = junkFolders.map { Array($0.utf8) }
+
     /// True when the path itself is junk (not merely inside a junk folder).
     public static func isJunkItself(_ path: ArchivePath) -> Bool {
-        let name = path.lastComponent
-        return junkNames.contains(name) || name.hasPrefix("._") || junkFolders.contains(name)
+        let bytes = path.bytes
+        let name = bytes[(bytes.lastIndex(of: UInt8(ascii: "/")).map { $0 + 1 } ?? 0)...]
+        return isJunkName(name) || isJunkFolder(name)
     }
 
-    /// True when the path is junk or lies inside a junk folder.
+    /// True when the path is junk or lies inside a junk folder. Compared as bytes: create asks it
+    /// of every file, and splitting each path into strings was an eighth of a 100,000-file create.
     public static func isJunk(_ path: ArchivePath) -> Bool {
         if isJunkItself(path) { return true }
-        return path.string.split(separator: "/").dropLast().contains { junkFolders.contains(String($0)) }
+        return path.bytes.split(separator: UInt8(ascii: "/")).dropLast().contains { isJunkFolder($0) }
+    }
+
+    private static func isJunkName(_ name: ArraySlice<UInt8>) -> Bool {
+        name.starts(with: [UInt8(ascii: "."), UInt8(ascii: "_")]) || junkNameBytes.contains { name.elementsEqual($0) }
+    }
+
+    private static func isJunkFolder(_ name: ArraySlice<UInt8>) -> Bool {
+        junkFolderBytes.contains { name.elementsEqual($0) }
     }
 
     public func check(_ package: PackageFacts, _ context: RuleContext) -> [Diagnostic] {

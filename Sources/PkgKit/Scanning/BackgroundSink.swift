@@ -29,6 +29,8 @@ final class BackgroundSink: EntrySink, @unchecked Sendable {
     static let operationCost = 512
 
     private let inner: EntrySink
+    /// The most bytes waiting for this writer at once (`maxQueuedBytes` unless told otherwise).
+    private let queueLimit: Int
     private let condition = NSCondition()
     private var queue: [Operation] = []
     private var queuedBytes = 0
@@ -37,8 +39,9 @@ final class BackgroundSink: EntrySink, @unchecked Sendable {
     private var failure: Error?
     private var spareBlocks: [UnsafeMutableRawBufferPointer] = []
 
-    init(_ inner: EntrySink) {
+    init(_ inner: EntrySink, maxQueuedBytes: Int = BackgroundSink.maxQueuedBytes) {
         self.inner = inner
+        queueLimit = maxQueuedBytes
         Thread.detachNewThread { [self] in run() }
     }
 
@@ -84,7 +87,7 @@ final class BackgroundSink: EntrySink, @unchecked Sendable {
     private func enqueue(_ operation: Operation, bytes: Int) throws {
         condition.lock()
         defer { condition.unlock() }
-        while queuedBytes > 0 && queuedBytes + bytes > Self.maxQueuedBytes && failure == nil { condition.wait() }
+        while queuedBytes > 0 && queuedBytes + bytes > queueLimit && failure == nil { condition.wait() }
         if let failure {
             if case .write(let block, _) = operation { release(block) }
             throw failure

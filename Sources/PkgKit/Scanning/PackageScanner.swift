@@ -54,6 +54,16 @@ public struct PackageScanner {
         if let expected = reader.expectedEntryCount {
             facts.entries.reserveCapacity(facts.entries.count + min(expected, limits.maxEntries))
         }
+        // A reader that can works ahead on other threads. When nothing but the checks is wanted
+        // (no sink, no digests of our own), it keeps only each file's first bytes.
+        var verifier: ReadAheadReader?
+        if depth == .full, let ahead = reader as? ReadAheadReader {
+            if sink == nil && !digests {
+                if ahead.startReadAhead(.verify) { verifier = ahead }
+            } else {
+                _ = ahead.startReadAhead(.deliver)
+            }
+        }
         do {
             while let entry = try reader.nextEntry() {
                 try cancellation?.check()
@@ -87,8 +97,10 @@ public struct PackageScanner {
                         return
                     }
                     let isContentInfo = entry.path.string == ContentInfo.fileName
-                    let outcome = try readData(of: entry, from: reader, buffer: buffer, totalRead: &totalRead,
-                                               keepAll: isContentInfo, fact: &fact, sink: sink)
+                    let outcome = try verifier.map {
+                        try verifyData(from: $0, progressFrom: reader, buffer: buffer, totalRead: &totalRead, keepAll: isContentInfo, fact: &fact)
+                    } ?? readData(of: entry, from: reader, buffer: buffer, totalRead: &totalRead,
+                                  keepAll: isContentInfo, fact: &fact, sink: sink)
                     try sink?.end()
                     if isContentInfo {
                         if outcome.kept.count > PackageLimits.maxContentInfoBytes || outcome.keptOverflow {
@@ -124,6 +136,30 @@ public struct PackageScanner {
         var keptOverflow = false
         var passedLimit = false
         var checksumFailure: String?
+    }
+
+    /// Checks a file's data through a reader working ahead, taking back only its first bytes.
+    private func verifyData(from reader: ReadAheadReader, progressFrom source: PackageReader, buffer: UnsafeMutableRawBufferPointer,
+                            totalRead: inout Int64, keepAll: Bool, fact: inout EntryFacts) throws -> ReadOutcome {
+        var outcome = ReadOutcome()
+        let maxKept = PackageLimits.maxContentInfoBytes
+        let wanted = min(buffer.count, keepAll ? maxKept : ExecutableFormat.headBytes)
+        let result = try reader.verifyData(head: UnsafeMutableRawBufferPointer(rebasing: buffer[0..<wanted]))
+        let head = UnsafeRawBufferPointer(rebasing: buffer[0..<result.headCount])
+        fact.executable = ExecutableFormat.detect(UnsafeRawBufferPointer(rebasing: head.prefix(ExecutableFormat.headBytes)))
+        fact.size = result.size
+        totalRead += result.size
+        if keepAll {
+            outcome.kept = Array(head)
+            outcome.keptOverflow = result.size > Int64(maxKept)
+        }
+        if case .checksumMismatch(_, let message)? = result.failure { outcome.checksumFailure = message }
+        if let progress {
+            let position = source.progress
+            progress(position.done, position.total)
+        }
+        outcome.passedLimit = totalRead > limits.maxSize
+        return outcome
     }
 
     private func readData(of entry: ArchiveEntry, from reader: PackageReader, buffer: UnsafeMutableRawBufferPointer,

@@ -17,12 +17,31 @@ final class BackgroundHasher: @unchecked Sendable {
     private var written: Int64 = 0
     private var closed = false
     private var result: Result<String, Error>?
+    /// Ranges of the file whose sha1 must be a given digest (stored files copied without passing
+    /// through this process), in file order.
+    private var checks: [Check] = []
+
+    private struct Check {
+        var start: Int64
+        var end: Int64
+        var sha1: Insecure.SHA1Digest
+        var failure: Error
+    }
 
     /// Starts hashing `descriptor`, which must be open for reading.
     init(descriptor: Int32, path: String) {
         self.descriptor = descriptor
         self.path = path
         Thread.detachNewThread { [self] in run() }
+    }
+
+    /// Asks for bytes `start ..< start + count` to be checked against `sha1` as they are hashed;
+    /// a mismatch makes `finish` throw `failure`. Called before the file holds those bytes, in
+    /// file order.
+    func expect(sha1: Insecure.SHA1Digest, start: Int64, count: Int64, failure: Error) {
+        condition.lock()
+        checks.append(Check(start: start, end: start + count, sha1: sha1, failure: failure))
+        condition.unlock()
     }
 
     /// The file now holds `position` bytes.
@@ -46,6 +65,9 @@ final class BackgroundHasher: @unchecked Sendable {
     private func run() {
         var sha256 = SHA256()
         var hashed: Int64 = 0
+        // The check being hashed, and its running sha1.
+        var check: Check?
+        var sha1 = Insecure.SHA1()
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         while true {
@@ -62,6 +84,30 @@ final class BackgroundHasher: @unchecked Sendable {
                     return
                 }
                 sha256.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+                // The same bytes serve the checks that fall in them.
+                var at = hashed
+                let chunkEnd = hashed + Int64(count)
+                while at < chunkEnd {
+                    if check == nil {
+                        condition.lock()
+                        if !checks.isEmpty && checks[0].start < chunkEnd { check = checks.removeFirst() }
+                        condition.unlock()
+                        guard check != nil else { break }
+                        sha1 = Insecure.SHA1()
+                    }
+                    let from = max(at, check!.start), to = min(chunkEnd, check!.end)
+                    if from < to {
+                        sha1.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[Int(from - hashed)..<Int(to - hashed)]))
+                    }
+                    at = max(at, to)
+                    if to == check!.end {
+                        guard sha1.finalize() == check!.sha1 else {
+                            deliver(.failure(check!.failure))
+                            return
+                        }
+                        check = nil
+                    }
+                }
                 hashed += Int64(count)
             }
         }

@@ -60,3 +60,12 @@ public enum WriteError: Error, Sendable {
     /// A source file changed while the package was being written.
     case sourceChanged(path: String)
 }
+
+/// A zlib stream compressor fed in chunks: `Deflater` (zlib), or `FastDeflater` (ISA-L).
+protocol StreamDeflater: AnyObject {
+    func compress(_ input: UnsafeRawBufferPointer, sink: (UnsafeRawBufferPointer) throws -> Void) throws
+    func finish(sink: (UnsafeRawBufferPointer) throws -> Void) throws
+    func reset()
+}
+
+extension Deflater: StreamDeflater {}

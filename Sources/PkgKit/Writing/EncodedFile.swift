@@ -1,4 +1,5 @@
 import Crypto
+import Foundation
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -22,31 +23,153 @@ struct EncodedFile {
     var size: Int64
     var length: Int64
     var encoding: DataEncoding
-    var extractedSHA1: String
-    var archivedSHA1: String
+    /// Binary, not hex: 100,000 files would otherwise hold 200,000 strings until the end.
+    var extractedSHA1: Insecure.SHA1Digest
+    var archivedSHA1: Insecure.SHA1Digest
     var bytes: Bytes
 }
 
-/// Compresses or stores one file, streaming, computing both sha1 digests in the same pass.
+/// What one encoding thread keeps from file to file: its buffers and compressors, so that a
+/// package of 100,000 files does not set up zlib (or map fresh buffers) 100,000 times.
+final class EncoderScratch {
+    /// Streaming reads, `XarWriter.bufferSize`.
+    let buffer: UnsafeMutableRawBufferPointer
+    /// zlib, for files too large to hold (all files where libdeflate is not linked).
+    let deflater: Deflater
+    /// ISA-L, for the fast levels 1–3 where it is linked: every file streams through it.
+    let fast: FastDeflater?
+    /// libdeflate at the package's level, for files up to `FileEncoder.wholeLimit`; nil where not linked.
+    let whole: WholeBufferDeflater?
+    /// libdeflate at level 1, for `auto`'s trial of a file's first bytes.
+    let sampler: WholeBufferDeflater?
+    private(set) var input: UnsafeMutableRawBufferPointer?
+    private(set) var output: UnsafeMutableRawBufferPointer?
+
+    init(level: Int32) {
+        buffer = .allocate(byteCount: XarWriter.bufferSize, alignment: 16)
+        deflater = Deflater(level: level)
+        fast = FastDeflater(level: level)
+        whole = WholeBufferDeflater(level: level)
+        sampler = whole == nil ? nil : WholeBufferDeflater(level: 1)
+    }
+
+    deinit {
+        buffer.deallocate()
+        input?.deallocate()
+        output?.deallocate()
+    }
+
+    /// Buffers for a whole file of up to `FileEncoder.wholeLimit` bytes and its compressed form.
+    func wholeBuffers() -> (input: UnsafeMutableRawBufferPointer, output: UnsafeMutableRawBufferPointer)? {
+        guard let whole else { return nil }
+        if input == nil {
+            input = .allocate(byteCount: FileEncoder.wholeLimit + 1, alignment: 16)
+            output = .allocate(byteCount: max(whole.bound(FileEncoder.wholeLimit), whole.bound(FileEncoder.sampleBytes)), alignment: 16)
+        }
+        return (input!, output!)
+    }
+
+    /// Scratch kept between batches, one per thread at a time.
+    final class Pool: @unchecked Sendable {
+        // @unchecked Sendable: `free` is touched only with `lock` held; a scratch taken out is
+        // used by one thread until it is put back.
+        private let lock = NSLock()
+        private var free: [EncoderScratch] = []
+        let level: Int32
+
+        init(level: Int32) { self.level = level }
+
+        func take() -> EncoderScratch {
+            lock.lock()
+            defer { lock.unlock() }
+            return free.popLast() ?? EncoderScratch(level: level)
+        }
+
+        func give(_ scratch: EncoderScratch) {
+            lock.lock()
+            free.append(scratch)
+            lock.unlock()
+        }
+    }
+}
+
+/// Compresses or stores one file, computing both sha1 digests in the same pass: in one call with
+/// libdeflate when the file is small enough to hold, else streaming through zlib.
 struct FileEncoder {
     var mode: CompressionMode
     var level: Int32
     var scratchDirectory: String
     /// Compressed output kept in memory up to this size, then spilled to a scratch file.
     static let memoryLimit = 4 << 20
+    /// The largest file compressed in one call: two such buffers per thread.
+    static let wholeLimit = 4 << 20
     /// How much of a file `auto` compresses to decide whether it shrinks.
     static let sampleBytes = 64 * 1024
     /// `auto` stores a file whose sample does not shrink below this fraction.
     static let worthwhileRatio = 0.97
 
-    /// Encodes one file, using `deflater` (reset first) for its zlib stream.
-    func encode(_ item: SourceItem, buffer: UnsafeMutableRawBufferPointer, deflater: Deflater) throws -> EncodedFile {
+    /// Files below this size go to libdeflate's one call even at the fast levels: setting up an
+    /// ISA-L stream (its Huffman tables) costs more than compressing a small file.
+    static let smallFile: Int64 = 64 * 1024
+
+    /// Encodes one file with `scratch`'s buffers and compressors.
+    func encode(_ item: SourceItem, scratch: EncoderScratch) throws -> EncodedFile {
+        let whole = scratch.fast == nil ? item.size <= Int64(Self.wholeLimit) : item.size < Self.smallFile
+        if mode != .none, whole, item.size > 0, let buffers = scratch.wholeBuffers() {
+            return try encodeWhole(item, scratch: scratch, input: buffers.input, output: buffers.output)
+        }
+        return try encodeStreaming(item, scratch: scratch)
+    }
+
+    /// The whole file read into memory, hashed, and compressed in one libdeflate call.
+    private func encodeWhole(_ item: SourceItem, scratch: EncoderScratch, input: UnsafeMutableRawBufferPointer,
+                             output: UnsafeMutableRawBufferPointer) throws -> EncodedFile {
+        let reader = FolderReader(items: [item])
+        _ = try reader.nextEntry()
+        // One byte more than expected shows a file that grew.
+        let size = try fill(UnsafeMutableRawBufferPointer(rebasing: input[0..<Int(item.size) + 1]), from: reader)
+        guard size == Int(item.size) else { throw WriteError.sourceChanged(path: item.path.description) }
+        let data = UnsafeRawBufferPointer(rebasing: input[0..<size])
+        var extracted = Insecure.SHA1()
+        extracted.update(bufferPointer: data)
+        let digest = extracted.finalize()
+        if mode == .auto && size >= Self.sampleBytes, let sampler = scratch.sampler {
+            let sample = UnsafeRawBufferPointer(rebasing: data[0..<Self.sampleBytes])
+            let trial = sampler.compress(sample, into: output)
+            if trial == 0 || trial >= Int(Double(sample.count) * Self.worthwhileRatio) {
+                return EncodedFile(size: Int64(size), length: Int64(size), encoding: .stored, extractedSHA1: digest, archivedSHA1: digest, bytes: .source(item.origin))
+            }
+        }
+        let length = scratch.whole!.compress(data, into: output)
+        guard length > 0 else { throw WriteError.compression("libdeflate could not compress \(item.path)") }
+        if mode == .auto && length >= size {
+            return EncodedFile(size: Int64(size), length: Int64(size), encoding: .stored, extractedSHA1: digest, archivedSHA1: digest, bytes: .source(item.origin))
+        }
+        let compressed = UnsafeRawBufferPointer(rebasing: output[0..<length])
+        var archived = Insecure.SHA1()
+        archived.update(bufferPointer: compressed)
+        let bytes: EncodedFile.Bytes
+        if length > Self.memoryLimit {
+            let file = try FileOutput.anonymous(in: scratchDirectory)
+            try file.write(compressed)
+            bytes = .scratch(file, Int64(length))
+        } else {
+            bytes = .memory(Array(compressed))
+        }
+        return EncodedFile(size: Int64(size), length: Int64(length), encoding: .zlib, extractedSHA1: digest,
+                           archivedSHA1: archived.finalize(), bytes: bytes)
+    }
+
+    /// Streams the file through zlib (or stores it), in `scratch.buffer`-sized reads.
+    private func encodeStreaming(_ item: SourceItem, scratch: EncoderScratch) throws -> EncodedFile {
+        let buffer = scratch.buffer
+        let deflater: StreamDeflater = scratch.fast ?? scratch.deflater
         let reader = FolderReader(items: [item])
         _ = try reader.nextEntry()
         var first = try fill(buffer, from: reader)
         if first == 0 {
             guard item.size == 0 else { throw WriteError.sourceChanged(path: item.path.description) }
-            let empty = Insecure.SHA1().finalize().hexString
+            let empty = Insecure.SHA1().finalize()
             return EncodedFile(size: 0, length: 0, encoding: .stored, extractedSHA1: empty, archivedSHA1: empty, bytes: .empty)
         }
         let sample = UnsafeRawBufferPointer(rebasing: buffer[0..<min(first, Self.sampleBytes)])
@@ -54,7 +177,7 @@ struct FileEncoder {
         if mode == .auto {
             // Small files are compressed outright below; for the rest a quick level-1 pass over
             // the sample tells whether zlib is worth its time.
-            compress = try first < Self.sampleBytes || Self.compressedSize(sample) < Int(Double(sample.count) * Self.worthwhileRatio)
+            compress = try first < Self.sampleBytes || Self.compressedSize(sample, scratch: scratch) < Int(Double(sample.count) * Self.worthwhileRatio)
         }
         if !compress {
             var extracted = Insecure.SHA1()
@@ -65,7 +188,7 @@ struct FileEncoder {
                 first = try fill(buffer, from: reader)
             }
             guard size == item.size else { throw WriteError.sourceChanged(path: item.path.description) }
-            let digest = extracted.finalize().hexString
+            let digest = extracted.finalize()
             return EncodedFile(size: size, length: size, encoding: .stored, extractedSHA1: digest, archivedSHA1: digest, bytes: .source(item.origin))
         }
         var extracted = Insecure.SHA1()
@@ -99,14 +222,14 @@ struct FileEncoder {
         }
         try deflater.finish(sink: sink)
         guard size == item.size else { throw WriteError.sourceChanged(path: item.path.description) }
-        let extractedDigest = extracted.finalize().hexString
+        let extractedDigest = extracted.finalize()
         if mode == .auto && length >= size {
             // zlib made it larger after all: store it, as the digest of the stored bytes is known.
             return EncodedFile(size: size, length: size, encoding: .stored, extractedSHA1: extractedDigest, archivedSHA1: extractedDigest, bytes: .source(item.origin))
         }
         let bytes: EncodedFile.Bytes = scratch.map { .scratch($0, length) } ?? .memory(memory)
         return EncodedFile(size: size, length: length, encoding: .zlib, extractedSHA1: extractedDigest,
-                           archivedSHA1: archived.finalize().hexString, bytes: bytes)
+                           archivedSHA1: archived.finalize(), bytes: bytes)
     }
 
     /// Fills as much of `buffer` as the file has left; a short read is not the end of a file.
@@ -120,7 +243,11 @@ struct FileEncoder {
         return filled
     }
 
-    private static func compressedSize(_ sample: UnsafeRawBufferPointer) throws -> Int {
+    private static func compressedSize(_ sample: UnsafeRawBufferPointer, scratch: EncoderScratch) throws -> Int {
+        if let sampler = scratch.sampler, let (_, output) = scratch.wholeBuffers() {
+            let count = sampler.compress(sample, into: output)
+            return count == 0 ? sample.count : count
+        }
         let deflater = Deflater(level: 1)
         var total = 0
         try deflater.compress(sample) { total += $0.count }
@@ -128,3 +255,7 @@ struct FileEncoder {
         return total
     }
 }
+
+// Unchecked: a SHA1Digest is an immutable value of 20 bytes (no references); swift-crypto 3
+// simply does not declare it Sendable.
+extension Insecure.SHA1Digest: @retroactive @unchecked Sendable {}

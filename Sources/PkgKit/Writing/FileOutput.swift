@@ -60,6 +60,40 @@ final class FileOutput: @unchecked Sendable {
         }
     }
 
+    /// Appends `length` bytes of the file `source` from `offset`, inside the kernel where the
+    /// system can (`copy_file_range`), else through `buffer`. Returns the bytes copied: fewer
+    /// only when `source` ends first.
+    func append(from source: Int32, offset: Int64, length: Int64, buffer: UnsafeMutableRawBufferPointer, path sourcePath: String) throws -> Int64 {
+        var done: Int64 = 0
+        #if os(Linux)
+        var inOffset = offset
+        while done < length {
+            let count = CSyscalls_copyFileRange(source, &inOffset, descriptor, Int(min(length - done, 1 << 30)))
+            if count < 0 {
+                if errno == EINTR { continue }
+                // Not between these files (another file system, an old kernel): by hand below.
+                guard done == 0, errno == EXDEV || errno == ENOSYS || errno == EINVAL || errno == EOPNOTSUPP else {
+                    throw WriteError.io(path: path, errnoText())
+                }
+                break
+            }
+            if count == 0 { return done }
+            done += Int64(count)
+            position += Int64(count)
+        }
+        if done == length { return done }
+        #endif
+        while done < length {
+            let want = Int(min(Int64(buffer.count), length - done))
+            let got = readFully(source, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]), at: offset + done)
+            guard got >= 0 else { throw WriteError.io(path: sourcePath, errnoText()) }
+            if got > 0 { try write(UnsafeRawBufferPointer(rebasing: buffer[0..<got])) }
+            done += Int64(got)
+            if got < want { break }
+        }
+        return done
+    }
+
     /// Flushes the data to the device.
     func sync() throws {
         guard fsync(descriptor) == 0 else { throw WriteError.io(path: path, errnoText()) }

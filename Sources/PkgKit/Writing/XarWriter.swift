@@ -1,5 +1,10 @@
 import Crypto
 import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// Writes a xar archive of our own making, byte-for-byte reproducible: ids 1..N in depth-first
 /// order, heap data in the same order, fixed modes, owners and times, sha1 everywhere
@@ -18,14 +23,32 @@ struct XarWriter {
         var scratchOffset: Int64?
     }
 
+    /// What assembling the package needs of a file once its TOC entry is written: about 60 bytes,
+    /// kept for every file (a `HeapRecord` lives only until its batch's entries are written).
+    private struct Placement {
+        var item: Int32
+        /// Where its stored bytes are in the heap scratch, or -1: read again from the source.
+        var scratchOffset: Int64
+        var length: Int64
+        var size: Int64
+        var sha1: Insecure.SHA1Digest
+    }
+
     static let headerSize = 28
     static let bufferSize = 1 << 20
 
-    func write(_ items: [SourceItem], to output: FileOutput, progress: ((Int64) -> Void)? = nil) throws -> WrittenPackage {
+    /// Writes `items` as a xar. `listFiles` asks for every file's digest and sizes in the result
+    /// (for `content-unchanged`); otherwise `files` is empty and nothing per file outlives the TOC
+    /// but its place in the heap.
+    func write(_ items: [SourceItem], to output: FileOutput, listFiles: Bool = true, progress: ((Int64) -> Void)? = nil) throws -> WrittenPackage {
         let encoder = FileEncoder(mode: options.compression, level: options.level, scratchDirectory: scratchDirectory)
         let fileIndices = items.indices.filter { items[$0].kind == .file }
         let heap = try FileOutput.anonymous(in: scratchDirectory)
+        // Records of the batch being written into the TOC; then only placements remain.
         var records: [Int: HeapRecord] = [:]
+        var placements: [Placement] = []
+        placements.reserveCapacity(fileIndices.count)
+        var files: [WrittenFile] = []
         var heapOffset: Int64 = 20
         var bytesDone: Int64 = 0
         let copyBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
@@ -41,16 +64,14 @@ struct XarWriter {
         // Small files travel in batches: one hand-over between threads per file would cost more
         // than compressing a 5 KB file.
         let batches = Self.batches(fileIndices, sizes: { items[$0].size })
+        // Buffers and compressors are kept from batch to batch, one set per thread at a time.
+        let scratchPool = EncoderScratch.Pool(level: encoder.level)
         try OrderedWorkPool.run(count: batches.count, jobs: jobs, window: jobs * 2, work: { position in
-            let batch = batches[position]
-            // Sized to the batch's largest file: a 1 MiB buffer per tiny file would be an mmap each.
-            let largest = batch.map { items[$0].size }.max() ?? 0
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(min(Int64(Self.bufferSize), max(4096, largest + 1))), alignment: 16)
-            defer { buffer.deallocate() }
-            let deflater = Deflater(level: encoder.level)
-            return try batch.map { try encoder.encode(items[$0], buffer: buffer, deflater: deflater) }
-        }, consume: { position, files in
-            for (index, file) in zip(batches[position], files) {
+            let scratch = scratchPool.take()
+            defer { scratchPool.give(scratch) }
+            return try batches[position].map { try encoder.encode(items[$0], scratch: scratch) }
+        }, consume: { position, encoded in
+            for (index, file) in zip(batches[position], encoded) {
                 var record = HeapRecord(file: file, heapOffset: heapOffset, scratchOffset: nil)
                 switch file.bytes {
                 case .memory(let bytes):
@@ -66,10 +87,19 @@ struct XarWriter {
                 // Spilled bytes now live in the heap scratch; drop the spill file and memory copy.
                 record.file.bytes = { if case .source = file.bytes { return file.bytes }; return .empty }()
                 records[index] = record
+                if case .empty = file.bytes {} else {
+                    placements.append(Placement(item: Int32(index), scratchOffset: record.scratchOffset ?? -1, length: file.length,
+                                                size: file.size, sha1: file.extractedSHA1))
+                }
+                if listFiles {
+                    files.append(WrittenFile(path: items[index].path.string, size: file.size, storedSize: file.length,
+                                             encoding: file.encoding, sha1: file.extractedSHA1.hexString))
+                }
                 bytesDone += file.size
             }
             let upTo = (batches[position].last ?? 0) + 1
             try writeEntries(items, tocWritten..<upTo, records: records, openFolders: &openFolders, toc)
+            records.removeAll(keepingCapacity: true)
             tocWritten = upTo
             progress?(bytesDone)
         })
@@ -92,18 +122,18 @@ struct XarWriter {
         try tocScratch.copy(offset: 0, length: tocCompressed, buffer: copyBuffer) { try output.write($0) }
         try output.write(tocChecksum)
         hasher.advance(to: output.position)
-        var files: [WrittenFile] = []
-        for index in fileIndices {
-            guard let record = records[index] else { continue }
-            let file = record.file
-            if let scratchOffset = record.scratchOffset {
-                try heap.copy(offset: scratchOffset, length: file.length, buffer: copyBuffer) { try output.write($0) }
-            } else if case .source(let origin) = file.bytes {
-                try copyVerified(items[index], origin: origin, expected: file, buffer: copyBuffer, to: output)
+        // The heap goes in by in-kernel copies. Stored files are copied from their sources and
+        // checked by the hashing thread as it reads the package back for its sha256: the bytes
+        // in the package must still be the ones hashed in the first pass.
+        for placement in placements {
+            if placement.scratchOffset >= 0 {
+                let copied = try output.append(from: heap.descriptor, offset: placement.scratchOffset, length: placement.length,
+                                               buffer: copyBuffer, path: heap.path)
+                guard copied == placement.length else { throw WriteError.io(path: heap.path, "scratch file ended early") }
+            } else {
+                try copyStored(items[Int(placement.item)], size: placement.size, sha1: placement.sha1, hasher: hasher, buffer: copyBuffer, to: output)
             }
             hasher.advance(to: output.position)
-            files.append(WrittenFile(path: items[index].path.string, size: file.size, storedSize: file.length,
-                                     encoding: file.encoding, sha1: file.extractedSHA1))
         }
         let digest = try hasher.finish()
         return WrittenPackage(files: files, archiveBytes: output.position, sha256: digest)
@@ -127,24 +157,26 @@ struct XarWriter {
         return batches
     }
 
-    /// Copies a stored file from its source, checking that it is still the file that was hashed.
-    private func copyVerified(_ item: SourceItem, origin: SourceItem.Origin, expected: EncodedFile,
-                              buffer: UnsafeMutableRawBufferPointer, to output: FileOutput) throws {
-        let reader = FolderReader(items: [item])
-        _ = try reader.nextEntry()
-        var sha1 = Insecure.SHA1()
-        var total: Int64 = 0
-        while true {
-            let count = try reader.readData(into: buffer)
-            if count == 0 { break }
-            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-            sha1.update(bufferPointer: chunk)
-            total += Int64(count)
-            guard total <= expected.size else { throw WriteError.sourceChanged(path: item.path.description) }
-            try output.write(chunk)
-        }
-        guard total == expected.size, sha1.finalize().hexString == expected.extractedSHA1 else {
-            throw WriteError.sourceChanged(path: item.path.description)
+    /// Copies a stored file from its source; `hasher` checks the copy against the sha1 of the
+    /// first pass, and its size is checked here.
+    private func copyStored(_ item: SourceItem, size: Int64, sha1: Insecure.SHA1Digest, hasher: BackgroundHasher,
+                            buffer: UnsafeMutableRawBufferPointer, to output: FileOutput) throws {
+        let changed = WriteError.sourceChanged(path: item.path.description)
+        hasher.expect(sha1: sha1, start: output.position, count: size, failure: changed)
+        switch item.origin {
+        case .file(let absolute):
+            let descriptor = absolute.withCString { open($0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
+            guard descriptor >= 0 else { throw changed }
+            defer { close(descriptor) }
+            let copied = try output.append(from: descriptor, offset: 0, length: size, buffer: buffer,
+                                           path: String(decoding: absolute, as: UTF8.self))
+            var info = stat()
+            guard copied == size, fstat(descriptor, &info) == 0, Int64(info.st_size) == size else { throw changed }
+        case .data(let bytes):
+            guard Int64(bytes.count) == size else { throw changed }
+            try output.write(bytes)
+        case .none:
+            throw changed
         }
     }
 
@@ -220,11 +252,11 @@ struct XarWriter {
         try toc.end()
         try toc.start("archived-checksum")
         try toc.attribute("style", "sha1")
-        try toc.text(file.archivedSHA1)
+        try toc.text(file.archivedSHA1.hexString)
         try toc.end()
         try toc.start("extracted-checksum")
         try toc.attribute("style", "sha1")
-        try toc.text(file.extractedSHA1)
+        try toc.text(file.extractedSHA1.hexString)
         try toc.end()
         try toc.end()
     }

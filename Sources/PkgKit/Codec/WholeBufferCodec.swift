@@ -1,0 +1,124 @@
+internal import CZlib
+#if canImport(CDeflate)
+internal import CDeflate
+#endif
+
+/// Whole-buffer zlib streams (RFC 1950), for data whose sizes are known up front (the xar TOC gives
+/// every file's stored and unpacked length). libdeflate does this two to three times faster than
+/// zlib's streaming interface; it is linked where the platform has it (Linux), and zlib does the
+/// same work everywhere else, so the core still builds for an iOS app.
+///
+/// Each value holds its engine's state: one per thread, never shared.
+final class WholeBufferInflater {
+    /// Which library does the work.
+    enum Engine: Sendable {
+        case libdeflate
+        case zlib
+
+        /// libdeflate where it is linked, else zlib.
+        static var preferred: Engine {
+            #if canImport(CDeflate)
+            return .libdeflate
+            #else
+            return .zlib
+            #endif
+        }
+    }
+
+    let engine: Engine
+    #if canImport(CDeflate)
+    private let decompressor: OpaquePointer?
+    #endif
+
+    init(engine: Engine = .preferred) {
+        #if canImport(CDeflate)
+        self.engine = engine
+        decompressor = engine == .libdeflate ? libdeflate_alloc_decompressor() : nil
+        #else
+        self.engine = .zlib
+        #endif
+    }
+
+    deinit {
+        #if canImport(CDeflate)
+        if let decompressor { libdeflate_free_decompressor(decompressor) }
+        #endif
+    }
+
+    /// Inflates `input`, which must be exactly one zlib stream with nothing after it, into exactly
+    /// `output.count` bytes. False for anything else (corrupt, shorter, longer, trailing bytes):
+    /// the caller then reads the entry again with streaming zlib, which says precisely what is wrong.
+    func inflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool {
+        guard let source = input.baseAddress, !input.isEmpty else { return false }
+        #if canImport(CDeflate)
+        if let decompressor {
+            var used = 0
+            var produced = 0
+            // An empty output has no base address; libdeflate accepts any pointer for zero bytes.
+            let target = output.baseAddress ?? UnsafeMutableRawPointer(mutating: source)
+            let result = libdeflate_zlib_decompress_ex(decompressor, source, input.count, target, output.count, &used, &produced)
+            return result == LIBDEFLATE_SUCCESS && used == input.count && produced == output.count
+        }
+        #endif
+        guard input.count <= Int(UInt32.max), output.count <= Int(UInt32.max) else { return false }
+        var stream = z_stream()
+        guard CZlib_inflateInit(&stream) == Z_OK else { return false }
+        defer { inflateEnd(&stream) }
+        var spare: UInt8 = 0
+        stream.next_in = UnsafeMutablePointer(mutating: source.assumingMemoryBound(to: Bytef.self))
+        stream.avail_in = uInt(input.count)
+        return withUnsafeMutablePointer(to: &spare) { spare in
+            stream.next_out = output.baseAddress?.assumingMemoryBound(to: Bytef.self) ?? spare
+            stream.avail_out = uInt(output.count)
+            let status = CZlib.inflate(&stream, Z_FINISH)
+            return status == Z_STREAM_END && stream.avail_in == 0 && stream.avail_out == 0
+        }
+    }
+}
+
+/// Whole-buffer zlib compression with libdeflate, where it is linked: `create` uses it for every
+/// file small enough to hold (`Deflater` streams the rest, and does all of it where libdeflate is
+/// missing). Its output is a plain zlib stream that any reader inflates; for a given level it is
+/// reproducible, but not the same bytes as zlib's.
+final class WholeBufferDeflater {
+    #if canImport(CDeflate)
+    private let compressor: OpaquePointer
+    #endif
+
+    /// A compressor at `level` (1–12 for libdeflate; pkgtool passes 1–9), or nil where libdeflate
+    /// is not linked.
+    init?(level: Int32) {
+        #if canImport(CDeflate)
+        guard let compressor = libdeflate_alloc_compressor(level) else { return nil }
+        self.compressor = compressor
+        #else
+        return nil
+        #endif
+    }
+
+    deinit {
+        #if canImport(CDeflate)
+        libdeflate_free_compressor(compressor)
+        #endif
+    }
+
+    /// The most bytes `compress` may need for `count` input bytes.
+    func bound(_ count: Int) -> Int {
+        #if canImport(CDeflate)
+        return libdeflate_zlib_compress_bound(compressor, count)
+        #else
+        return 0
+        #endif
+    }
+
+    /// Compresses all of `input` into `output` as one zlib stream; the bytes written, or 0 when
+    /// `output` is too small.
+    func compress(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int {
+        #if canImport(CDeflate)
+        guard let target = output.baseAddress else { return 0 }
+        return libdeflate_zlib_compress(compressor, input.baseAddress, input.count, target, output.count)
+        #else
+        return 0
+        #endif
+    }
+}

@@ -1,0 +1,247 @@
+internal import CZlib
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Turns one xar entry's heap bytes into its data: `pread`, inflate, and a check of the sizes and
+/// both TOC digests. The reader uses one on its own thread, and each read-ahead worker has its own.
+///
+/// Two ways: `decodeWhole` inflates an entry in one call (libdeflate where linked) when its sizes
+/// are small enough to hold; `start` and `read` stream any entry through zlib in chunks. Whenever
+/// the one-call way meets anything unexpected it gives up, and streaming the entry again reports
+/// exactly what is wrong, in the same words whichever way was tried first.
+final class XarEntryDecoder {
+    let table: XarEntryTable
+    private let descriptor: Int32
+    private let path: String
+    private let fileSize: Int64
+    private let heapStart: Int64
+
+    // The entry being streamed.
+    private var index = -1
+    private var reading = false
+    private(set) var position: Int64 = 0
+    private var remaining: Int64 = 0
+    private var produced: Int64 = 0
+    private var archivedDigest: XarDigest?
+    private var extractedDigest: XarDigest?
+    private var hashedOnce = false
+    private var stream = z_stream()
+    private var streamOpen = false
+    private let input: UnsafeMutableRawBufferPointer
+    private let whole = WholeBufferInflater()
+    /// Compressed bytes of an entry decoded in one call, when they do not fit `input`.
+    private var wholeInput: UnsafeMutableRawBufferPointer?
+
+    static let inputSize = 1 << 20
+    /// The largest entry (unpacked, and stored) decoded in one call.
+    static let wholeLimit: Int64 = 4 << 20
+
+    init(table: XarEntryTable, descriptor: Int32, path: String, fileSize: Int64, heapStart: Int64) {
+        self.table = table
+        self.descriptor = descriptor
+        self.path = path
+        self.fileSize = fileSize
+        self.heapStart = heapStart
+        input = .allocate(byteCount: Self.inputSize, alignment: 16)
+    }
+
+    deinit {
+        if streamOpen { inflateEnd(&stream) }
+        input.deallocate()
+        wholeInput?.deallocate()
+    }
+
+    /// The entry's path for messages, made only when one is needed.
+    func displayPath(_ index: Int) -> String {
+        ArchivePath(raw: table.path(at: index, limit: 4 * PackageLimits.maxPathBytes) ?? []).description
+    }
+
+    /// Whether `decodeWhole` may try the entry.
+    func fitsWhole(_ record: XarEntryTable.Record) -> Bool {
+        record.gzip && record.hasData && record.size >= 0 && record.size <= Self.wholeLimit
+            && record.length > 0 && record.length <= Self.wholeLimit + (64 << 10)
+    }
+
+    /// Decodes entry `index` into `output` (exactly its declared size) in one call and checks
+    /// both digests. True when the data is right; false when it should be streamed instead
+    /// (which then reports the problem). A digest mismatch on data that inflated cleanly throws.
+    func decodeWhole(_ index: Int, into output: UnsafeMutableRawBufferPointer) throws -> Bool {
+        let record = table.records[index]
+        guard fitsWhole(record), output.count == Int(record.size), record.offset >= 0,
+              case let (start, overflow) = heapStart.addingReportingOverflow(record.offset), !overflow,
+              start <= fileSize, record.length <= fileSize - start else { return false }
+        let length = Int(record.length)
+        if length > input.count && (wholeInput?.count ?? 0) < length {
+            wholeInput?.deallocate()
+            wholeInput = .allocate(byteCount: Int(Self.wholeLimit) + (64 << 10), alignment: 16)
+        }
+        let buffer = length <= input.count ? input : wholeInput!
+        let stored = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length])
+        guard readFully(descriptor, stored, at: start) == length else { return false }
+        guard whole.inflate(UnsafeRawBufferPointer(stored), into: output) else { return false }
+        if var digest = record.archivedStyle.makeDigest() {
+            digest.update(UnsafeRawBufferPointer(stored))
+            let value = digest.finalize()
+            if !value.elementsEqual(table.archivedDigest(record)) { throw archivedMismatch(index, record, value) }
+        }
+        if var digest = record.extractedStyle.makeDigest() {
+            digest.update(UnsafeRawBufferPointer(output))
+            let value = digest.finalize()
+            if !value.elementsEqual(table.extractedDigest(record)) { throw extractedMismatch(index, record, value) }
+        }
+        return true
+    }
+
+    /// Starts streaming entry `index` (a file).
+    func start(_ index: Int) throws {
+        let record = table.records[index]
+        self.index = index
+        produced = 0
+        guard record.hasData else {
+            remaining = 0
+            reading = false
+            return
+        }
+        guard record.offset >= 0, record.length >= 0,
+              case let (start, overflow) = heapStart.addingReportingOverflow(record.offset), !overflow,
+              start <= fileSize, record.length <= fileSize - start || record.gzip else {
+            throw ReadError.unreadable(path: displayPath(index), "the data lies outside the package (truncated or corrupt)")
+        }
+        position = start
+        remaining = record.length
+        archivedDigest = record.archivedStyle.makeDigest()
+        // Stored data hashed once when both digests say the same thing.
+        hashedOnce = !record.gzip && record.archivedStyle == record.extractedStyle
+            && table.archivedDigest(record).elementsEqual(table.extractedDigest(record))
+        extractedDigest = hashedOnce ? nil : record.extractedStyle.makeDigest()
+        if record.gzip && record.length > 0 {
+            if streamOpen { inflateReset(&stream) } else {
+                guard CZlib_inflateInit(&stream) == Z_OK else { throw ReadError.io(path: path, "zlib could not start") }
+                streamOpen = true
+            }
+            stream.avail_in = 0
+        }
+        reading = true
+    }
+
+    /// Stops streaming the current entry (its data is not wanted after all).
+    func stop() { reading = false }
+
+    /// The next bytes of the entry being streamed; 0 at its end, once sizes and digests are checked.
+    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        guard reading else { return 0 }
+        let record = table.records[index]
+        do {
+            let count = record.gzip && record.length > 0 ? try inflateSome(into: buffer) : try copySome(into: buffer)
+            if count == 0 {
+                reading = false
+                try check(record)
+                return 0
+            }
+            extractedDigest?.update(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+            produced += Int64(count)
+            if record.size >= 0, produced > record.size {
+                throw ReadError.unreadable(path: displayPath(index), "the data is longer than the \(record.size) bytes its header declares")
+            }
+            return count
+        } catch {
+            reading = false
+            throw error
+        }
+    }
+
+    private func copySome(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        let count = Int(min(Int64(buffer.count), remaining))
+        guard count > 0 else { return 0 }
+        let target = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
+        guard try readAvailable(target, at: position) == count else { throw truncated() }
+        archivedDigest?.update(UnsafeRawBufferPointer(target))
+        position += Int64(count)
+        remaining -= Int64(count)
+        return count
+    }
+
+    private func inflateSome(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+        while true {
+            if stream.avail_in == 0 && remaining > 0 {
+                // Compressed data may run past the end of the file: what is there is inflated,
+                // so that a stream ending early (merged copies) is told from a cut-off file.
+                let wanted = Int(min(Int64(input.count), remaining))
+                let count = try readAvailable(UnsafeMutableRawBufferPointer(rebasing: input[0..<wanted]), at: position)
+                guard count > 0 else { throw truncated() }
+                let target = UnsafeMutableRawBufferPointer(rebasing: input[0..<count])
+                archivedDigest?.update(UnsafeRawBufferPointer(target))
+                position += Int64(count)
+                remaining -= Int64(count)
+                stream.next_in = input.baseAddress!.assumingMemoryBound(to: Bytef.self)
+                stream.avail_in = uInt(count)
+            }
+            stream.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
+            stream.avail_out = uInt(min(buffer.count, Int(UInt32.max)))
+            let status = inflate(&stream, Z_NO_FLUSH)
+            let count = buffer.count - Int(stream.avail_out)
+            switch status {
+            case Z_OK:
+                if count > 0 { return count }
+            case Z_STREAM_END:
+                if stream.avail_in > 0 || remaining > 0 { throw endedEarly() }
+                return count
+            case Z_BUF_ERROR where remaining > 0 || stream.avail_in > 0:
+                if count > 0 { return count }
+            case Z_BUF_ERROR:
+                if count > 0 { return count }
+                throw ReadError.unreadable(path: displayPath(index), "the compressed data is truncated: the package is corrupt; rebuild it")
+            default:
+                let message = stream.msg.map { String(cString: $0) } ?? "error \(status)"
+                throw ReadError.unreadable(path: displayPath(index), "the compressed data is corrupt (zlib: \(message)): rebuild the package")
+            }
+        }
+    }
+
+    /// After the last byte: sizes and both digests.
+    private func check(_ record: XarEntryTable.Record) throws {
+        if record.size >= 0, produced != record.size {
+            throw ReadError.unreadable(path: displayPath(index), "the data is \(produced) bytes, not the \(record.size) its header declares: the package is corrupt")
+        }
+        if let digest = archivedDigest?.finalize(), !digest.elementsEqual(table.archivedDigest(record)) {
+            throw archivedMismatch(index, record, digest)
+        }
+        // Stored data hashed once was checked against both digests above: they are the same.
+        if !hashedOnce, let extracted = extractedDigest?.finalize(), !extracted.elementsEqual(table.extractedDigest(record)) {
+            throw extractedMismatch(index, record, extracted)
+        }
+    }
+
+    private func archivedMismatch(_ index: Int, _ record: XarEntryTable.Record, _ digest: [UInt8]) -> ReadError {
+        .checksumMismatch(path: displayPath(index), "checksum error (the stored data's \(record.archivedStyle) is \(digest.hexString), the table of contents says \(table.archivedDigest(record).hexString))")
+    }
+
+    private func extractedMismatch(_ index: Int, _ record: XarEntryTable.Record, _ digest: [UInt8]) -> ReadError {
+        .checksumMismatch(path: displayPath(index), "checksum error (the data's \(record.extractedStyle) is \(digest.hexString), the table of contents says \(table.extractedDigest(record).hexString))")
+    }
+
+    /// The zlib stream ended with stored bytes left over: libarchive's writer merges a path given
+    /// twice into one entry like this; anything else is corruption.
+    private func endedEarly() -> ReadError {
+        let record = table.records[index]
+        let consumed = record.length - remaining - Int64(stream.avail_in)
+        if let copies = XarMergedCopies.copies(declaredLength: record.length, firstStream: consumed) {
+            return XarMergedCopies.failure(path: displayPath(index), copies: copies)
+        }
+        return .unreadable(path: displayPath(index), "the compressed data ends before its declared length: the package is corrupt; rebuild it")
+    }
+
+    private func truncated() -> ReadError {
+        .unreadable(path: displayPath(index), "the package is truncated: this file's data is cut short")
+    }
+
+    /// `pread` until `buffer` is full or the file ends; the bytes read. A refused read throws.
+    private func readAvailable(_ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        let count = readFully(descriptor, buffer, at: offset)
+        guard count >= 0 else { throw ReadError.io(path: path, errnoText()) }
+        return count
+    }
+}
