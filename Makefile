@@ -67,7 +67,7 @@ deps:
 build: deps
 	@echo "==> Building pkgtool (release) into $(RELEASE_BIN). A first build also compiles swift-crypto,"
 	@echo "    swift-argument-parser and swift-system: about 10 minutes on 2 cores; later builds take seconds."
-	@$(SWIFT) build -c release -q $(RELEASE_FLAGS) $(SWIFT_BUILD_FLAGS)
+	@$(SWIFT) build -c release -q --product pkgtool $(RELEASE_FLAGS) $(SWIFT_BUILD_FLAGS)
 
 test: deps
 	@echo "==> Building pkgtool and the tests (debug). A first build also compiles swift-crypto,"

@@ -9,7 +9,7 @@ set -euo pipefail
 
 # nginx and openssl are for the tests: delivery tests serve published folders with nginx
 # (started by the tests themselves) and check signatures with openssl.
-DEBIAN_PACKAGES=(libarchive-dev libxml2-dev zlib1g-dev libdeflate-dev libisal-dev libarchive-tools zip pkg-config python3 nginx openssl)
+DEBIAN_PACKAGES=(libarchive-dev libxml2-dev zlib1g-dev libdeflate-dev libisal-dev libcurl4-openssl-dev libarchive-tools zip pkg-config python3 nginx openssl)
 PKG_CONFIG_MODULES=(libarchive libxml-2.0 zlib)
 # PkgKit links libdeflate and ISA-L on Linux only.
 if [ "$(uname -s)" = Linux ]; then PKG_CONFIG_MODULES+=(libdeflate libisal); fi
