@@ -107,6 +107,24 @@ import TestSupport
         #expect(codes((missing.json["packages"] as? [[String: Any]])?.first ?? [:]) == ["unreadable-input"])
     }
 
+    /// A full disk while copying a package: exit 2, `io-error` naming the file, and the folder
+    /// as it was (the catalog still names only what is in place, no partial package).
+    @Test func aFullDiskLeavesThePublishedFolderAsItWas() throws {
+        let small = try package("small", version: "1.0")
+        let big = try scratch.package("big", version: "2.0", files: ["big.bin": randomData(3 << 20)],
+                                      extraArguments: ["--compression", "none"]).pkg
+        let dir = try scratch.mountTmpfs("pub", size: "2m")
+        #expect(try publish([small, "--to", dir]).status == 0)
+        let before = snapshot(dir)
+        let result = try publish([big, "--to", dir])
+        #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+        #expect(result.json["status"] as? String == "failed")
+        let diagnostics = result.json["diagnostics"] as? [[String: Any]] ?? []
+        #expect(diagnostics.map { $0["code"] as? String } == ["io-error"])
+        #expect((diagnostics.first?["path"] as? String)?.hasPrefix(dir + "/com.example.book/") == true)
+        #expect(snapshot(dir) == before)
+    }
+
     @Test func keepPrunesOldVersionsAfterTheCatalog() throws {
         let dir = scratch.path("pub")
         let v1 = try package("v1", version: "1.0", files: ["a.txt": "1\n"])

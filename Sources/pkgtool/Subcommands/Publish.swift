@@ -54,8 +54,9 @@ extension Pkgtool {
             do {
                 report = try Publisher(destination: destination).publish(packages, options: PublishOptions(signingKey: key, keep: keep))
             } catch let error as PublishError {
+                // Only a write failing midway is thrown: the folder could not be written.
                 try finish(PublishReport.failed(destination: destination, packages: packages,
-                                                Diagnostic(.unreadableInput, path: nil, error.description)))
+                                                Diagnostic(.ioError, path: error.path, error.reason)))
             }
             try finish(report)
         }
