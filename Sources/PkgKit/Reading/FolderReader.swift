@@ -55,13 +55,14 @@ public final class FolderReader: PackageReader {
             memoryOffset += count
             delivered += Int64(count)
             return count
-        case .file(let path):
+        case .file, .walked:
+            let path = { String(decoding: self.items[self.index].sourcePath ?? [], as: UTF8.self) }
             if descriptor < 0 {
-                descriptor = path.withCString { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
-                guard descriptor >= 0 else { throw ReadError.io(path: String(decoding: path, as: UTF8.self), errnoText()) }
+                descriptor = (items[index].sourcePath ?? []).withCString { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+                guard descriptor >= 0 else { throw ReadError.io(path: path(), errnoText()) }
             }
             let count = readRetrying(descriptor, buffer)
-            guard count >= 0 else { throw ReadError.io(path: String(decoding: path, as: UTF8.self), errnoText()) }
+            guard count >= 0 else { throw ReadError.io(path: path(), errnoText()) }
             delivered += Int64(count)
             return count
         case .none:

@@ -14,7 +14,8 @@ public enum FolderWalker {
     /// Lists everything below `root`, with package paths starting at `prefix` (empty for the root).
     public static func walk(root: [UInt8], prefix: [UInt8] = [], limits: PackageLimits = PackageLimits()) throws -> [SourceItem] {
         var items: [SourceItem] = []
-        try walk(directory: root, packagePath: prefix, depth: 0, limits: limits, into: &items)
+        try walk(directory: root, packagePath: prefix, depth: 0, limits: limits, walked: WalkedFolder(root: root, prefix: prefix),
+                 into: &items)
         return items
     }
 
@@ -27,12 +28,14 @@ public enum FolderWalker {
     }
 
     /// The item `info` (from `lstat`) describes.
-    static func item(_ info: stat, at absolute: [UInt8], packagePath: [UInt8]) throws -> SourceItem {
+    static func item(_ info: stat, at absolute: [UInt8], packagePath: [UInt8], walked: WalkedFolder? = nil) throws -> SourceItem {
         let mode = UInt32(info.st_mode)
         let path = ArchivePath(raw: packagePath)
         switch mode & UInt32(S_IFMT) {
         case UInt32(S_IFREG):
-            return SourceItem(path: path, kind: .file, mode: mode & 0o7777, size: Int64(info.st_size), origin: .file(absolute))
+            // The shared root serves only where the package path is the walked path as it was.
+            let origin: SourceItem.Origin = if let walked, path.bytes == packagePath { .walked(walked) } else { .file(absolute) }
+            return SourceItem(path: path, kind: .file, mode: mode & 0o7777, size: Int64(info.st_size), origin: origin)
         case UInt32(S_IFDIR):
             return SourceItem(path: path, kind: .directory, mode: mode & 0o7777, size: 0, origin: .none)
         case UInt32(S_IFLNK):
@@ -48,7 +51,8 @@ public enum FolderWalker {
         }
     }
 
-    private static func walk(directory: [UInt8], packagePath: [UInt8], depth: Int, limits: PackageLimits, into items: inout [SourceItem]) throws {
+    private static func walk(directory: [UInt8], packagePath: [UInt8], depth: Int, limits: PackageLimits, walked: WalkedFolder,
+                             into items: inout [SourceItem]) throws {
         guard depth < maxDepth else {
             throw ReadError.unreadable(path: String(decoding: packagePath, as: UTF8.self), "folders nest deeper than \(maxDepth) levels")
         }
@@ -58,13 +62,13 @@ public enum FolderWalker {
             }
             let absolute = directory + [UInt8(ascii: "/")] + name
             let childPath = packagePath.isEmpty ? name : packagePath + [UInt8(ascii: "/")] + name
-            let item = try item(info, at: absolute, packagePath: childPath)
+            let item = try item(info, at: absolute, packagePath: childPath, walked: walked)
             items.append(item)
             // A folder whose package path is already too long is listed (and refused as
             // `unsafe-path`) but not entered: nothing in it could be installed, and deeper down
             // the system's own path limit would stop the walk with a bare "File name too long".
             if item.kind == .directory && childPath.count <= PackageLimits.maxPathBytes {
-                try walk(directory: absolute, packagePath: childPath, depth: depth + 1, limits: limits, into: &items)
+                try walk(directory: absolute, packagePath: childPath, depth: depth + 1, limits: limits, walked: walked, into: &items)
             }
         }
     }

@@ -4,6 +4,10 @@ public struct SourceItem: Sendable {
     public enum Origin: Sendable {
         /// A file on disk (absolute path bytes).
         case file([UInt8])
+        /// A file found by `FolderWalker`: on disk at the walked folder's root followed by the
+        /// item's package path less the walk's prefix. One shared root instead of a path per
+        /// file: 100,000 absolute paths held 12 MB through a create.
+        case walked(WalkedFolder)
         /// Bytes made in memory (a synthesised ContentInfo.plist).
         case data([UInt8])
         /// Nothing to read: folders and links.
@@ -30,5 +34,28 @@ public struct SourceItem: Sendable {
         self.size = size
         self.linkTarget = linkTarget
         self.origin = origin
+    }
+
+    /// The absolute path of the file on disk, for `.file` and `.walked` origins.
+    public var sourcePath: [UInt8]? {
+        switch origin {
+        case .file(let absolute): return absolute
+        case .walked(let folder): return folder.root + [UInt8(ascii: "/")] + path.bytes.dropFirst(folder.prefixLength)
+        case .data, .none: return nil
+        }
+    }
+}
+
+/// The folder a `FolderWalker` walk started from, shared by every file it found.
+public final class WalkedFolder: Sendable {
+    /// The folder's absolute path.
+    public let root: [UInt8]
+    /// How many leading bytes of a package path are the walk's prefix and its `/`, not on disk.
+    public let prefixLength: Int
+
+    /// A walk of `root` whose package paths start with `prefix` (empty for none).
+    public init(root: [UInt8], prefix: [UInt8]) {
+        self.root = root
+        prefixLength = prefix.isEmpty ? 0 : prefix.count + 1
     }
 }

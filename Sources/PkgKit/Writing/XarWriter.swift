@@ -164,7 +164,8 @@ struct XarWriter {
         let changed = WriteError.sourceChanged(path: item.path.description)
         hasher.expect(sha1: sha1, start: output.position, count: size, failure: changed)
         switch item.origin {
-        case .file(let absolute):
+        case .file, .walked:
+            let absolute = item.sourcePath ?? []
             let descriptor = absolute.withCString { open($0, O_RDONLY | O_CLOEXEC | O_NOFOLLOW) }
             guard descriptor >= 0 else { throw changed }
             defer { close(descriptor) }
