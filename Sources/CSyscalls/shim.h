@@ -34,6 +34,12 @@ static inline long CSyscalls_copyFileRange(int in, long long *inoff, int out, si
     return (long)done;
 }
 
+/* Starts writing back a range of a file's dirty pages without waiting for it (nbytes 0: to the end):
+   the disk works while the process goes on, and a later syncfs finds less to write. */
+static inline int CSyscalls_startWriteback(int fd, long long offset, long long nbytes) {
+    return sync_file_range(fd, (__off64_t)offset, (__off64_t)nbytes, SYNC_FILE_RANGE_WRITE);
+}
+
 /* O_TMPFILE is a macro over two flags. */
 static const int CSyscalls_O_TMPFILE = O_TMPFILE;
 #endif
