@@ -24,6 +24,9 @@ static inline int CSyscalls_exchange(int fromdir, const char *from, int todir, c
    resident; fixed, every large block is mapped and returned to the system when freed. */
 static inline int CSyscalls_fixMmapThreshold(void) { return mallopt(M_MMAP_THRESHOLD, 128 * 1024); }
 
+/* Gives back to the system the free pages of every malloc arena (other threads' included). */
+static inline int CSyscalls_releaseFreeMemory(void) { return malloc_trim(0); }
+
 /* Copies len bytes between files inside the kernel (no copy through user space): from in at
    *inoff to out at its current offset, which advances. Returns the bytes copied (0 at the end of
    in), or -1 with errno set (EXDEV, ENOSYS, EINVAL: the caller then copies by hand). */

@@ -1,3 +1,4 @@
+internal import CSyscalls
 import Foundation
 #if canImport(Glibc)
 import Glibc
@@ -138,6 +139,11 @@ struct ProductSync {
             throw error
         }
         received.add(downloaded.bytesDownloaded)
+        #if os(Linux)
+        // FoundationNetworking's receive buffers, freed by now, stay resident in the arenas of
+        // its threads; the install would come on top of them (70 MiB instead of 57 for 234 MB).
+        _ = CSyscalls_releaseFreeMemory()
+        #endif
         let installed = try installer.install(.file(partPath, shownAs: url.absoluteString, name: url.lastPathComponent),
                                               into: folder, options: installOptions)
         // Installed, or refused by a rule: either way these bytes are done with.

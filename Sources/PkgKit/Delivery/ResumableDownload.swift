@@ -77,7 +77,7 @@ public struct ResumableDownload: Sendable {
         guard part.length == expectedSize else {
             throw DownloadError.sizeMismatch(url: url.absoluteString, "got \(part.length) bytes, expected \(expectedSize)")
         }
-        let actual = part.digest()
+        let actual = try part.digest()
         guard actual == expectedSHA256 else {
             part.remove()
             throw DownloadError.checksumMismatch(url: url.absoluteString, expected: expectedSHA256, actual: actual)
@@ -180,14 +180,19 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 }
 
-/// The `.part` file: its descriptor, length and running sha256. Written from the transport's
-/// thread, one chunk at a time.
+/// The `.part` file: its descriptor, length and sha256. Written from the transport's thread, one
+/// chunk at a time; hashed only once the download ends, from the page cache. FoundationNetworking
+/// queues every chunk it receives for the delegate with no back-pressure, so whatever the delegate
+/// spends per chunk (hashing it took as long as writing it) lets chunks pile up in memory on a
+/// fast link: 15 MiB more at the peak of a 234 MB download over loopback.
 private final class PartFile: @unchecked Sendable {
     // @unchecked: every mutable field is guarded by `lock`.
     let path: String
     private let lock = NSLock()
     private var fd: Int32
     private var hasher = SHA256()
+    /// How much of the file `hasher` has seen.
+    private var hashed: Int64 = 0
     private var written: Int64 = 0
     private var received: Int64 = 0
     private var keptPrefix: Int64 = 0
@@ -231,6 +236,7 @@ private final class PartFile: @unchecked Sendable {
         }
         lock.withLock {
             written = existing
+            hashed = existing
             keptPrefix = existing
         }
     }
@@ -241,6 +247,7 @@ private final class PartFile: @unchecked Sendable {
             guard ftruncate(fd, 0) == 0 else { throw DownloadError.io(path: path, errnoText()) }
             written = 0
             keptPrefix = 0
+            hashed = 0
             hasher = SHA256()
         }
     }
@@ -251,7 +258,6 @@ private final class PartFile: @unchecked Sendable {
             guard written + Int64(chunk.count) <= limit else { throw DownloadError.bodyTooLong(url: url, limit: limit) }
             let ok = chunk.withUnsafeBytes { writeFully(fd, $0, at: written) }
             guard ok else { throw DownloadError.io(path: path, "cannot write: \(errnoText())") }
-            hasher.update(data: chunk)
             written += Int64(chunk.count)
             received += Int64(chunk.count)
         }
@@ -263,14 +269,28 @@ private final class PartFile: @unchecked Sendable {
         }
     }
 
-    /// The sha256 of everything written, as lowercase hex.
-    func digest() -> String { lock.withLock { hasher.finalize().hexString } }
+    /// The sha256 of everything written, as lowercase hex: what was not hashed yet is read back.
+    func digest() throws -> String {
+        try lock.withLock {
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+            defer { buffer.deallocate() }
+            while hashed < written {
+                let want = Int(min(Int64(buffer.count), written - hashed))
+                let got = readFully(fd, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]), at: hashed)
+                guard got == want else { throw DownloadError.io(path: path, got < 0 ? errnoText() : "the file shrank while it was read") }
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
+                hashed += Int64(got)
+            }
+            return hasher.finalize().hexString
+        }
+    }
 
     /// Deletes the file.
     func remove() {
         lock.withLock {
             unlink(path)
             written = 0
+            hashed = 0
             hasher = SHA256()
         }
     }
