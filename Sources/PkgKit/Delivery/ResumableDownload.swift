@@ -214,7 +214,8 @@ private final class PartFile: @unchecked Sendable {
     var downloaded: Int64 { lock.withLock { received } }
     var keptFromStart: Int64 { lock.withLock { keptPrefix } }
 
-    /// Hashes what is already there (streaming), or empties a file longer than expected.
+    /// Takes what is already there (hashed with the rest at the end), or empties a file longer
+    /// than expected.
     func prepare(expectedSize: Int64) throws {
         var info = stat()
         guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
@@ -225,18 +226,8 @@ private final class PartFile: @unchecked Sendable {
             guard ftruncate(fd, 0) == 0 else { throw DownloadError.io(path: path, errnoText()) }
             existing = 0
         }
-        var buffer = [UInt8](repeating: 0, count: 1 << 20)
-        var done: Int64 = 0
-        while done < existing {
-            let want = Int(min(Int64(buffer.count), existing - done))
-            let got = buffer.withUnsafeMutableBytes { readFully(fd, UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]), at: done) }
-            guard got == want else { throw DownloadError.io(path: path, got < 0 ? errnoText() : "the file shrank while it was read") }
-            buffer.withUnsafeBytes { hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: $0[0..<got])) }
-            done += Int64(got)
-        }
         lock.withLock {
             written = existing
-            hashed = existing
             keptPrefix = existing
         }
     }
