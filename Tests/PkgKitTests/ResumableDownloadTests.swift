@@ -188,14 +188,18 @@ import TestSupport
 
     @Test func aSlowServerIsNotIdle() async throws {
         defer { server.stop() }
-        let small = pseudoRandomData(3_000, seed: 7)
+        // Three seconds of body in slices 0.1 s apart, against an idle timeout of 2 s: the whole
+        // transfer outlasts the timeout, yet no gap comes near it, even on a loaded machine.
+        let small = pseudoRandomData(6_000, seed: 7)
         try folder.write("site/small.pkg", small)
-        server.always("small.pkg", .slow(bytesPerSecond: 4_000))
-        let transport = URLSessionTransport(configuration: .init(idleTimeout: 0.5))
-        let job = ResumableDownload(url: server.url("small.pkg"), partPath: folder.path("s.part"), expectedSize: 3_000,
+        server.always("small.pkg", .slow(bytesPerSecond: 2_000))
+        let transport = URLSessionTransport(configuration: .init(idleTimeout: 2))
+        let job = ResumableDownload(url: server.url("small.pkg"), partPath: folder.path("s.part"), expectedSize: 6_000,
                                     expectedSHA256: sha256Hex(small), retryPolicy: .none)
+        let start = Date()
         _ = try await job.run(using: transport)
         #expect(folder.contents("s.part") == small)
+        #expect(Date().timeIntervalSince(start) > 2, "the transfer took longer than the idle timeout")
     }
 
     @Test func cancellationStopsAndKeepsThePart() async throws {
