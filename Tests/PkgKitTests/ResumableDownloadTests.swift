@@ -202,6 +202,24 @@ import TestSupport
         #expect(Date().timeIntervalSince(start) > 2, "the transfer took longer than the idle timeout")
     }
 
+    @Test func aSlowConsumerHoldsTheNetworkBackInsteadOfQueueingTheBody() async throws {
+        defer { server.stop() }
+        // 8 MiB over loopback, consumed at about 16 MB/s: without back-pressure, most of the body
+        // would wait in memory for the handler.
+        let big = pseudoRandomData(8 << 20, seed: 3)
+        try folder.write("site/big.pkg", big)
+        let transport = URLSessionTransport()
+        let body = ReceivedBody()
+        _ = try await transport.get(HTTPRequest(url: server.url("big.pkg"), range: nil, maximumBodyBytes: Int64(big.count)),
+                                    onResponse: { _ in }, onBody: { chunk in
+            body.append(chunk)
+            usleep(1_000)
+        })
+        #expect(body.data == big)
+        #expect(transport.delegateQueue.highWater == URLSessionTransport.maxQueuedCallbacks,
+                "the network thread waited for the handler once the queue was full")
+    }
+
     @Test func cancellationStopsAndKeepsThePart() async throws {
         defer { server.stop() }
         server.always("p.pkg", .slow(bytesPerSecond: 20_000))
@@ -246,6 +264,16 @@ import TestSupport
         #expect(result.resumedFrom == 1_000)
         #expect(result.bytesDownloaded == Int64(data.count - 1_000))
     }
+}
+
+/// A body collected from the transport's thread.
+private final class ReceivedBody: @unchecked Sendable {
+    // @unchecked: `bytes` is only touched under `lock`.
+    private let lock = NSLock()
+    private var bytes = Data()
+
+    func append(_ chunk: Data) { lock.withLock { bytes.append(chunk) } }
+    var data: Data { lock.withLock { bytes } }
 }
 
 @Suite struct TransportValueTests {

@@ -12,8 +12,9 @@ import FoundationNetworking
 /// the whole transfer takes. Responses are never cached, and `Accept-Encoding: identity` asks
 /// for the bytes as stored, so sizes and ranges mean file bytes.
 ///
-/// FoundationNetworking cannot pause a transfer, so a handler slower than the network lets
-/// chunks queue in memory: handlers should only write to a file and hash.
+/// FoundationNetworking cannot pause a transfer; the session's delegate queue holds its network
+/// thread back instead (`BoundedOperationQueue`), so a handler slower than the network slows the
+/// transfer down rather than letting the body pile up in memory.
 public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     // @unchecked: every stored property is immutable; URLSession is thread-safe and the
     // router guards its own table with a lock.
@@ -36,6 +37,11 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     public let configuration: Configuration
     private let session: URLSession
     private let router: TaskRouter
+    /// The session's delegate queue: the network thread waits while it is full.
+    let delegateQueue: BoundedOperationQueue
+
+    /// The most delegate calls waiting at once: 256 chunks of at most 16 KiB, 4 MiB of body.
+    static let maxQueuedCallbacks = 256
 
     /// A transport with its own session.
     public init(configuration: Configuration = Configuration()) {
@@ -46,9 +52,8 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         // The idle watchdog below is the timeout; the session's own only backs it up.
         sessionConfiguration.timeoutIntervalForRequest = max(configuration.idleTimeout * 4, 600)
         sessionConfiguration.httpAdditionalHeaders = ["User-Agent": configuration.userAgent]
-        let queue = OperationQueue()
-        queue.maxConcurrentOperationCount = 1
-        queue.name = "PkgKit.URLSessionTransport"
+        let queue = BoundedOperationQueue(limit: Self.maxQueuedCallbacks, name: "PkgKit.URLSessionTransport")
+        delegateQueue = queue
         router = TaskRouter()
         session = URLSession(configuration: sessionConfiguration, delegate: router, delegateQueue: queue)
     }

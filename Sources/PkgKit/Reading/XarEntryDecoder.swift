@@ -32,8 +32,6 @@ final class XarEntryDecoder {
     private var streamOpen = false
     private let input: UnsafeMutableRawBufferPointer
     private let whole = WholeBufferInflater()
-    /// Compressed bytes of an entry decoded in one call, when they do not fit `input`.
-    private var wholeInput: UnsafeMutableRawBufferPointer?
 
     static let inputSize = 1 << 20
     /// The largest entry (unpacked, and stored) decoded in one call.
@@ -51,7 +49,6 @@ final class XarEntryDecoder {
     deinit {
         if streamOpen { inflateEnd(&stream) }
         input.deallocate()
-        wholeInput?.deallocate()
     }
 
     /// The entry's path for messages, made only when one is needed.
@@ -74,12 +71,13 @@ final class XarEntryDecoder {
               case let (start, overflow) = heapStart.addingReportingOverflow(record.offset), !overflow,
               start <= fileSize, record.length <= fileSize - start else { return false }
         let length = Int(record.length)
-        if length > input.count && (wholeInput?.count ?? 0) < length {
-            wholeInput?.deallocate()
-            wholeInput = .allocate(byteCount: Int(Self.wholeLimit) + (64 << 10), alignment: 16)
-        }
-        let buffer = length <= input.count ? input : wholeInput!
-        let stored = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<length])
+        // Compressed data larger than `input` gets a buffer of its own for this call only: kept
+        // between calls, it would hold 4 MiB per worker through the rest of the package (the peak
+        // of an install comes at its end, among large stored files). Its page faults cost about a
+        // third of those of the output block the entry gets anyway.
+        let own: UnsafeMutableRawBufferPointer? = length > input.count ? .allocate(byteCount: length, alignment: 16) : nil
+        defer { own?.deallocate() }
+        let stored = UnsafeMutableRawBufferPointer(rebasing: (own ?? input)[0..<length])
         guard readFully(descriptor, stored, at: start) == length else { return false }
         guard whole.inflate(UnsafeRawBufferPointer(stored), into: output) else { return false }
         if var digest = record.archivedStyle.makeDigest() {

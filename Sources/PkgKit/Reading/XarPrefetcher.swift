@@ -21,13 +21,13 @@ final class XarPrefetcher: @unchecked Sendable {
     // decoder and scratch buffers, and block memory is handed over under the lock.
 
     /// Decoded bytes held for the reader (`.deliver`).
-    static let window = 6 << 20
+    static let window = 3 << 20
     /// What the reader's current batch may hold beyond `window`.
-    static let streamCap = 4 << 20
+    static let streamCap = 2 << 20
     /// Blocks decoded bytes are written into; an entry decoded in one call gets one of its own size.
     static let blockSize = 1 << 20
     /// Freed blocks kept for reuse: a fresh mapping costs a page fault per 4 KiB.
-    static let maxPooled = 4 << 20
+    static let maxPooled = 2 << 20
     /// A batch ends after this many decoded bytes or entries.
     static let batchBytes: Int64 = 1 << 20
     static let batchEntries = 1024

@@ -23,7 +23,7 @@ final class BackgroundSink: EntrySink, @unchecked Sendable {
     static let smallChunk = 64 * 1024
 
     /// The most bytes waiting for the writer at once.
-    static let maxQueuedBytes = 4 << 20
+    static let maxQueuedBytes = 2 << 20
     /// What one queued operation costs beyond its data (the entry, the queue slot, the block):
     /// counted too, so that 100,000 tiny files cannot queue up a hundred bytes of data each.
     static let operationCost = 512
