@@ -8,7 +8,7 @@ import Foundation
 /// network (a disk that throttles writes, a busy core) would let the body pile up in memory: up to
 /// 20 MiB more at the peak of a 234 MB download over loopback. With this queue the session's
 /// network thread waits instead; libcurl stops reading the socket and TCP slows the server down.
-/// Darwin's URLSession never calls `addOperation` from a thread that must not wait either.
+/// Only callers outside the queue wait: an operation of the queue adding another never does.
 final class BoundedOperationQueue: OperationQueue, @unchecked Sendable {
     // @unchecked: `pending` and `peak` are only touched under `condition`; `limit` is immutable.
     /// The most operations queued or running at once.
