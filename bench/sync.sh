@@ -79,7 +79,8 @@ RESULTS=$SYNCW/results.tsv    # way run wall_s maxrss_kb rc bytes
 : > "$RESULTS"
 DOCS=$SYNCW/Documents
 prep() { rm -rf "$DOCS" "$SYNCW/1.1.pkg"; cp -a "$BASE" "$DOCS"; sync; }
-logged() { awk -v p="/$ID/1.1.pkg" '$1 == p { n += $3 } END { print n + 0 }' "$NG/logs/access.log"; }
+# mawk prints sums past 2^31 in exponent form (and caps %d there): %.0f keeps every digit.
+logged() { awk -v p="/$ID/1.1.pkg" '$1 == p { n += $3 } END { printf "%.0f\n", n }' "$NG/logs/access.log"; }
 
 run() {
     local way=$1 run=$2; shift 2
