@@ -47,6 +47,7 @@ public final class FaultHTTPServer: @unchecked Sendable {
     private var plans: [String: [Fault?]] = [:]
     private var always: [String: Fault] = [:]
     private var records: [ServedRequest] = []
+    private var answering = 0
     private var connections: Set<Int32> = []
     private var stopped = false
     private let threads = DispatchGroup()
@@ -101,7 +102,14 @@ public final class FaultHTTPServer: @unchecked Sendable {
     }
 
     /// Every request answered so far, in order.
-    public var log: [ServedRequest] { lock.withLock { records } }
+    ///
+    /// A client can finish reading a response before its thread here has written the record, so
+    /// this first waits (2 s at most: a stalled answer never ends by itself) for answers underway.
+    public var log: [ServedRequest] {
+        let patience = Date().addingTimeInterval(2)
+        while lock.withLock({ answering > 0 }) && Date() < patience { usleep(1_000) }
+        return lock.withLock { records }
+    }
 
     /// The requests for one path.
     public func log(for path: String) -> [ServedRequest] { log.filter { $0.path == normalized(path) } }
@@ -163,6 +171,7 @@ public final class FaultHTTPServer: @unchecked Sendable {
             }
         }
         let fault: Fault? = lock.withLock {
+            answering += 1
             if var queue = plans[path], !queue.isEmpty {
                 let next = queue.removeFirst()
                 plans[path] = queue
@@ -171,7 +180,10 @@ public final class FaultHTTPServer: @unchecked Sendable {
             return always[path]
         }
         let (status, sent) = respond(fd, path: path, range: range, fault: fault)
-        lock.withLock { records.append(ServedRequest(path: path, range: range, status: status, bodyBytesSent: sent)) }
+        lock.withLock {
+            records.append(ServedRequest(path: path, range: range, status: status, bodyBytesSent: sent))
+            answering -= 1
+        }
     }
 
     private func respond(_ fd: Int32, path: String, range: String?, fault: Fault?) -> (Int, Int) {

@@ -9,6 +9,12 @@ import Foundation
 /// 20 MiB more at the peak of a 234 MB download over loopback. With this queue the session's
 /// network thread waits instead; libcurl stops reading the socket and TCP slows the server down.
 /// Only callers outside the queue wait: an operation of the queue adding another never does.
+///
+/// That network thread is FoundationNetworking's one queue for every URLSession of the process
+/// (swift-corelibs-foundation targets each session's work queue at a shared serial queue), so
+/// while a handler lags, the process's other sessions wait too. pkgtool's `sync` has one session
+/// and one transfer at a time; an app that links PkgKit on Linux and runs other transfers beside
+/// a download to a slow disk sees them slowed to that disk's pace, never their memory grown.
 final class BoundedOperationQueue: OperationQueue, @unchecked Sendable {
     // @unchecked: `pending` and `peak` are only touched under `condition`; `limit` is immutable.
     /// The most operations queued or running at once.
@@ -27,6 +33,10 @@ final class BoundedOperationQueue: OperationQueue, @unchecked Sendable {
 
     /// The most operations that were ever queued or running at once.
     var highWater: Int { condition.withLock { peak } }
+
+    /// Whether any operation is queued or running: for a session's delegate queue, bytes that
+    /// arrived from the network and that their handler has not yet seen.
+    var isBehind: Bool { condition.withLock { pending > 0 } }
 
     override func addOperation(_ operation: Operation) {
         condition.lock()

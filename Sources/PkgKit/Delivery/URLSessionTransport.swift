@@ -8,8 +8,8 @@ import FoundationNetworking
 /// caller's handler as they arrive, never collected.
 ///
 /// The idle timeout is enforced here, not left to the session: a request fails with
-/// `.timedOut` when no byte (head or body) has arrived for `idleTimeout` seconds, however long
-/// the whole transfer takes. Responses are never cached, and `Accept-Encoding: identity` asks
+/// `.timedOut` when no byte (head or body) has arrived for `idleTimeout` seconds while its
+/// handlers were ready for more, however long the whole transfer takes. Responses are never cached, and `Accept-Encoding: identity` asks
 /// for the bytes as stored, so sizes and ranges mean file bytes.
 ///
 /// FoundationNetworking cannot pause a transfer; the session's delegate queue holds its network
@@ -21,7 +21,8 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
 
     /// How the transport behaves.
     public struct Configuration: Sendable, Equatable {
-        /// Seconds without any byte arriving after which a request fails with `.timedOut`.
+        /// Seconds without any byte arriving, while the handlers keep up, after which a request
+        /// fails with `.timedOut`.
         public var idleTimeout: TimeInterval
         /// The `User-Agent` header.
         public var userAgent: String
@@ -76,7 +77,7 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
         urlRequest.timeoutInterval = max(configuration.idleTimeout * 4, 600)
         urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
         if let range = request.range { urlRequest.setValue(range.headerValue, forHTTPHeaderField: "Range") }
-        let state = RequestState(request: request, idleTimeout: configuration.idleTimeout,
+        let state = RequestState(request: request, idleTimeout: configuration.idleTimeout, deliveries: delegateQueue,
                                  onResponse: onResponse, onBody: onBody)
         return try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { continuation in
@@ -129,6 +130,7 @@ private final class RequestState: @unchecked Sendable {
     private let lock = NSLock()
     private let request: HTTPRequest
     private let idleTimeout: TimeInterval
+    private let deliveries: BoundedOperationQueue
     private let onResponse: @Sendable (HTTPResponseHead) throws -> Void
     private let onBody: @Sendable (Data) throws -> Void
 
@@ -142,10 +144,11 @@ private final class RequestState: @unchecked Sendable {
     private var finished = false
     private var lastActivity = DispatchTime.now().uptimeNanoseconds
 
-    init(request: HTTPRequest, idleTimeout: TimeInterval, onResponse: @escaping @Sendable (HTTPResponseHead) throws -> Void,
-         onBody: @escaping @Sendable (Data) throws -> Void) {
+    init(request: HTTPRequest, idleTimeout: TimeInterval, deliveries: BoundedOperationQueue,
+         onResponse: @escaping @Sendable (HTTPResponseHead) throws -> Void, onBody: @escaping @Sendable (Data) throws -> Void) {
         self.request = request
         self.idleTimeout = idleTimeout
+        self.deliveries = deliveries
         self.onResponse = onResponse
         self.onBody = onBody
         limit = request.maximumBodyBytes
@@ -186,6 +189,14 @@ private final class RequestState: @unchecked Sendable {
     }
 
     private func checkIdle() {
+        // `lastActivity` moves when the delegate queue hands a chunk over, not when it arrives.
+        // While chunks wait in that queue (a handler slow to write; on Linux, an app whose threads
+        // are all busy, as the queue, this timer and Swift's tasks share one thread per core), the
+        // network was not the one keeping us waiting: the silence counts from when we catch up.
+        if deliveries.isBehind {
+            lock.withLock { lastActivity = DispatchTime.now().uptimeNanoseconds }
+            return
+        }
         let idle = lock.withLock { Double(DispatchTime.now().uptimeNanoseconds - lastActivity) / 1e9 }
         if idle > idleTimeout { fail(TransportError.timedOut(url: url)) }
     }
