@@ -20,6 +20,11 @@ import Darwin
 ///
 /// The `.part` is locked (`flock`) while a download runs, so two downloads of it never mix.
 /// Its folder must exist. The file is left in place after success for the caller to use.
+///
+/// The `.part` is never flushed to disk (`fsync`): every run checks its sha256 whole, so a
+/// `.part` that a crash left with lost or stale blocks is refused and deleted (the next run
+/// downloads it again), never installed; what is installed from it, the installer flushes.
+/// Flushing it made a full sync write the whole package to disk before its install could start.
 public struct ResumableDownload: Sendable {
     /// What to download.
     public var url: URL
@@ -73,7 +78,6 @@ public struct ResumableDownload: Sendable {
             defer { madeProgress = part.downloaded > before }
             try await attempt(part, transport: transport, progress: progress)
         }
-        try part.sync()
         guard part.length == expectedSize else {
             throw DownloadError.sizeMismatch(url: url.absoluteString, "got \(part.length) bytes, expected \(expectedSize)")
         }
@@ -250,12 +254,6 @@ private final class PartFile: @unchecked Sendable {
             guard ok else { throw DownloadError.io(path: path, "cannot write: \(errnoText())") }
             written += Int64(chunk.count)
             received += Int64(chunk.count)
-        }
-    }
-
-    func sync() throws {
-        try lock.withLock {
-            guard fsync(fd) == 0 else { throw DownloadError.io(path: path, "cannot flush: \(errnoText())") }
         }
     }
 
