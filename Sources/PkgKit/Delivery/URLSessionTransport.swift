@@ -9,8 +9,9 @@ import FoundationNetworking
 ///
 /// The idle timeout is enforced here, not left to the session: a request fails with
 /// `.timedOut` when no byte (head or body) has arrived for `idleTimeout` seconds while its
-/// handlers were ready for more, however long the whole transfer takes. Responses are never cached, and `Accept-Encoding: identity` asks
-/// for the bytes as stored, so sizes and ranges mean file bytes.
+/// handlers were ready for more, however long the whole transfer takes. Responses are never
+/// cached, and `Accept-Encoding: identity` asks for the bytes as stored, so sizes and ranges
+/// mean file bytes.
 ///
 /// FoundationNetworking cannot pause a transfer; the session's delegate queue holds its network
 /// thread back instead (`BoundedOperationQueue`), so a handler slower than the network slows the
