@@ -7,8 +7,8 @@ import TestSupport
 ///
 /// Filling the delegate queue holds FoundationNetworking's one queue for every URLSession of the
 /// process (see `BoundedOperationQueue`), so these tests stall the other sessions of the test
-/// process: the Makefile runs them apart from the network suites, whose idle timeouts they would
-/// trip.
+/// process: the Makefile runs them in a pass of their own, where they trip no other test's idle
+/// timeout.
 @Suite(.timeLimit(.minutes(1))) struct BackPressureTests {
     let folder: Scratch
     let server: FaultHTTPServer
