@@ -15,7 +15,7 @@ import Darwin
 /// - Transient failures (connection reset, timeout, 5xx) are retried with the `RetryPolicy`'s
 ///   backoff, resuming each time; 4xx fail at once.
 /// - Nothing is ever written past the expected size: a longer body is cut off and refused.
-/// - At the end, the size and the sha256 (of the resumed prefix too, hashed by streaming) must
+/// - At the end, the size and the sha256 (of the resumed prefix too, read back with the rest) must
 ///   match; a wrong sha256 deletes the `.part` (`checksum-mismatch`).
 ///
 /// The `.part` is locked (`flock`) while a download runs, so two downloads of it never mix.
@@ -193,9 +193,6 @@ private final class PartFile: @unchecked Sendable {
     let path: String
     private let lock = NSLock()
     private var fd: Int32
-    private var hasher = SHA256()
-    /// How much of the file `hasher` has seen.
-    private var hashed: Int64 = 0
     private var written: Int64 = 0
     private var received: Int64 = 0
     private var keptPrefix: Int64 = 0
@@ -241,8 +238,6 @@ private final class PartFile: @unchecked Sendable {
             guard ftruncate(fd, 0) == 0 else { throw DownloadError.io(path: path, errnoText()) }
             written = 0
             keptPrefix = 0
-            hashed = 0
-            hasher = SHA256()
         }
     }
 
@@ -257,11 +252,13 @@ private final class PartFile: @unchecked Sendable {
         }
     }
 
-    /// The sha256 of everything written, as lowercase hex: what was not hashed yet is read back.
+    /// The sha256 of everything written, as lowercase hex, read back from the file.
     func digest() throws -> String {
         try lock.withLock {
             let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
             defer { buffer.deallocate() }
+            var hasher = SHA256()
+            var hashed: Int64 = 0
             while hashed < written {
                 let want = Int(min(Int64(buffer.count), written - hashed))
                 let got = readFully(fd, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]), at: hashed)
@@ -278,8 +275,6 @@ private final class PartFile: @unchecked Sendable {
         lock.withLock {
             unlink(path)
             written = 0
-            hashed = 0
-            hasher = SHA256()
         }
     }
 
