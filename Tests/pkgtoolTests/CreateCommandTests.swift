@@ -200,6 +200,48 @@ import TestSupport
         #expect(codes(code.json).contains("executable-code"))
     }
 
+    @Test func codeAnywhereAmongManyFilesIsFoundWhateverTheJobs() throws {
+        let scratch = try Scratch()
+        let source = try scratch.content("src")
+        // 1,200 files: the search for code hands them out to threads 256 at a time.
+        for index in 0..<1_200 { try scratch.write("src/Contents/d\(index / 300)/f\(index).txt", "plain text \(index)\n") }
+        var pe = [UInt8](repeating: 0, count: 0x200)
+        pe[0] = UInt8(ascii: "M"); pe[1] = UInt8(ascii: "Z"); pe[0x3C] = 0x80
+        pe.replaceSubrange(0x80..<0x84, with: Array("PE\0\0".utf8))
+        try scratch.write("src/Contents/d0/f7.txt", [0x7F, 0x45, 0x4C, 0x46, 2, 1, 1, 0])
+        try scratch.write("src/Contents/d2/f700.txt", pe)
+        try scratch.write("src/Contents/d3/f1199.txt", "#!/bin/sh\necho hi\n")
+        for jobs in ["1", "2", "4"] {
+            let result = try CommandRunner.pkgtool(["create", source, "--jobs", jobs, "-o", scratch.path("o.pkg"), "--json"])
+            #expect(result.status == 1, "--jobs \(jobs)")
+            let found = (result.json["diagnostics"] as? [[String: Any]] ?? []).filter { $0["code"] as? String == "executable-code" }
+            #expect(Set(found.compactMap { $0["path"] as? String }) == ["Contents/d0/f7.txt", "Contents/d2/f700.txt", "Contents/d3/f1199.txt"], "--jobs \(jobs)")
+            #expect(!FileManager.default.fileExists(atPath: scratch.path("o.pkg")))
+        }
+    }
+
+    @Test func smallStoredFilesAmongCompressedOnesComeBackWhole() throws {
+        let scratch = try Scratch()
+        let source = try scratch.content("src")
+        // Random bytes do not compress, so these are stored: small ones in between compressed
+        // text files, a large one (read again from its source) in the middle.
+        var generator = SystemRandomNumberGenerator()
+        for index in 0..<300 {
+            if index % 3 == 0 {
+                try scratch.write("src/Contents/f\(index).bin", (0..<(50 + index * 7)).map { _ in UInt8.random(in: 0...255, using: &generator) })
+            } else {
+                try scratch.write("src/Contents/f\(index).txt", String(repeating: "line \(index)\n", count: index + 1))
+            }
+        }
+        try scratch.write("src/Contents/f150.bin", (0..<300_000).map { _ in UInt8.random(in: 0...255, using: &generator) })
+        for jobs in ["1", "2"] {
+            #expect(try CommandRunner.pkgtool(["create", source, "--jobs", jobs, "-o", scratch.path("j\(jobs).pkg")]).status == 0)
+        }
+        #expect(try scratch.read("j1.pkg") == scratch.read("j2.pkg"))
+        #expect(try CommandRunner.pkgtool(["validate", scratch.path("j1.pkg")]).status == 0)
+        try CommandRunner.shell("mkdir x && bsdtar -xf j1.pkg -C x && diff -r x src", in: scratch.url)
+    }
+
     @Test func helpAndVersionDocumentTheCommands() throws {
         let help = try CommandRunner.pkgtool(["--help"])
         #expect(help.status == 0)

@@ -111,8 +111,16 @@ public enum PackageCreator {
 
         var facts = PackageFacts()
         facts.archiveName = String(output.split(separator: "/").last ?? Substring(output))
-        let scanner = PackageScanner(limits: request.limits, depth: .head)
+        // The scan takes what the walk found; the one thing that needs the files' data, whether
+        // any is executable code, is looked for on every core at once.
+        let scanner = PackageScanner(limits: request.limits, depth: .headers)
         try scanner.scan(FolderReader(items: items), into: &facts)
+        let executables = try ExecutableScan.run(items, jobs: request.options.jobs)
+        if !executables.isEmpty {
+            for index in facts.entries.indices where facts.entries[index].kind == .file {
+                facts.entries[index].executable = executables[facts.entries[index].path]
+            }
+        }
         let context = RuleContext(purpose: .create, limits: request.limits, expectedProductIdentifier: request.productIdentifier,
                                   expectedContentVersion: expectedVersion, previous: previous)
         diagnostics += Rules.check(facts, context).map { explained($0, request: request, hasPlist: hasPlist) }

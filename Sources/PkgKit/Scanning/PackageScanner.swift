@@ -11,10 +11,10 @@ public struct PackageScanner {
     public enum Depth: Sendable {
         /// Every byte: checksums verified, sizes counted, sha1 computed (validate, extract).
         case full
-        /// Only the first bytes, for executable detection; sizes come from the reader
-        /// (create, whose own writer reads and checks every byte afterwards).
+        /// Only the first bytes, for executable detection; sizes come from the reader.
         case head
-        /// No data at all: sizes as the container declares them (inspect without --files).
+        /// No data but ContentInfo.plist's: sizes as the container declares them (inspect without
+        /// --files; create, which looks for executable code with `ExecutableScan` on every core).
         case headers
     }
 

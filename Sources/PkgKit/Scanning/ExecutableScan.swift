@@ -1,0 +1,55 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// Looks for executable code in the files `create` is about to pack, by their first bytes, on
+/// several threads at once.
+///
+/// It is the part of `create`'s check that needs the files' data. Done by the scan, one file
+/// after another, it was the largest single piece of `create` on many small files (0.78 of 2.9 s
+/// on 100,000 files, nearly all of it opening them).
+enum ExecutableScan {
+    /// How many files one thread takes at a time.
+    static let blockSize = 256
+
+    /// The formats found, by path; plain content is absent. The first file (in `items`' order)
+    /// that cannot be read is thrown, as the scan reading them in order would.
+    static func run(_ items: [SourceItem], jobs: Int) throws -> [ArchivePath: ExecutableFormat] {
+        let files = items.indices.filter { items[$0].kind == .file }
+        let blocks = (files.count + blockSize - 1) / blockSize
+        var found: [ArchivePath: ExecutableFormat] = [:]
+        // Results come back in block order, so the first unreadable file is the one thrown.
+        try OrderedWorkPool.run(count: blocks, jobs: jobs, window: jobs * 2, work: { block in
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExecutableFormat.headBytes, alignment: 16)
+            defer { buffer.deallocate() }
+            var formats: [(index: Int, format: ExecutableFormat)] = []
+            for index in files[(block * blockSize)..<min((block + 1) * blockSize, files.count)] {
+                if let format = try detect(items[index], buffer: buffer) { formats.append((index, format)) }
+            }
+            return formats
+        }, consume: { _, formats in
+            for (index, format) in formats where found[items[index].path] == nil { found[items[index].path] = format }
+        })
+        return found
+    }
+
+    /// One file's format, from its first `ExecutableFormat.headBytes` bytes.
+    private static func detect(_ item: SourceItem, buffer: UnsafeMutableRawBufferPointer) throws -> ExecutableFormat? {
+        switch item.origin {
+        case .data(let bytes):
+            return bytes.withUnsafeBytes { ExecutableFormat.detect(UnsafeRawBufferPointer(rebasing: $0.prefix(ExecutableFormat.headBytes))) }
+        case .file, .walked:
+            let path = item.sourcePath ?? []
+            let descriptor = path.withCString { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+            guard descriptor >= 0 else { throw ReadError.io(path: String(decoding: path, as: UTF8.self), errnoText()) }
+            defer { close(descriptor) }
+            let count = readFully(descriptor, buffer, at: 0)
+            guard count >= 0 else { throw ReadError.io(path: String(decoding: path, as: UTF8.self), errnoText()) }
+            return ExecutableFormat.detect(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
+        case .none:
+            return nil
+        }
+    }
+}
