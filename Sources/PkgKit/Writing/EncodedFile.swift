@@ -113,7 +113,8 @@ struct FileEncoder {
     static let worthwhileRatio = 0.97
 
     /// Files below this size go to libdeflate's one call even at the fast levels: setting up an
-    /// ISA-L stream (its Huffman tables) costs more than compressing a small file.
+    /// ISA-L stream (its Huffman tables) costs more than compressing a small file. ISA-L's own
+    /// one-call deflate is not used for them: its bytes for one input varied from run to run.
     static let smallFile: Int64 = 64 * 1024
 
     /// Encodes one file with `scratch`'s buffers and compressors.
