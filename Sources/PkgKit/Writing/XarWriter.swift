@@ -125,11 +125,11 @@ struct XarWriter {
         try tocScratch.copy(offset: 0, length: tocCompressed, buffer: copyBuffer) { try output.write($0) }
         try output.write(tocChecksum)
         hasher.advance(to: output.position)
-        // The heap goes in by in-kernel copies. Stored files are copied from their sources and
-        // checked by the hashing thread as it reads the package back for its sha256: the bytes
-        // in the package must still be the ones hashed in the first pass.
-        // Compressed files lie in the heap scratch in heap order, so each run of them between two
-        // stored files goes in with one copy (100,000 tiny files: one call, not 100,000).
+        // The heap goes in by in-kernel copies. Stored files of 64 KiB and more are copied from
+        // their sources and checked by the hashing thread as it reads the package back for its
+        // sha256: the bytes in the package must still be the ones hashed in the first pass.
+        // Everything else lies in the heap scratch in heap order, so each run of it between two
+        // such files goes in with one copy (100,000 tiny files: one call, not 100,000).
         var run: (offset: Int64, length: Int64)?
         func copyRun() throws {
             guard let (offset, length) = run else { return }
