@@ -155,4 +155,26 @@ import TestSupport
             #expect(!trailing.withUnsafeBytes { input in output.withUnsafeMutableBytes { inflater.inflate(input, into: $0) } })
         }
     }
+
+    /// Thousands of tiny files over several batches, damaged at a batch's first and last entry
+    /// and between: a verify-only check (the reader waiting on workers that wake it only every
+    /// so many entries) names exactly the damaged files, and a clean copy passes.
+    @Test(.timeLimit(.minutes(2)))
+    func tinyFilesOverManyBatchesAreEachChecked() throws {
+        let dir = try Scratch()
+        let damaged: Set<Int> = [0, 1, 63, 64, 700, XarPrefetcher.batchEntries - 1, XarPrefetcher.batchEntries, 2_999]
+        func files(damaging: Set<Int>) -> [F] {
+            [Make.plist] + (0..<3_000).map { index in
+                F(path: "Contents/d\(index / 500)/f\(index).txt", data: Make.text("tiny \(index)"), corruptChecksum: damaging.contains(index))
+            }
+        }
+        let clean = try XarCrafter(files(damaging: [])).write(to: dir.path("clean.pkg"))
+        #expect(try PackageCheck.run(clean, context: RuleContext(purpose: .validate), digests: false).diagnostics == [])
+        let path = try XarCrafter(files(damaging: damaged)).write(to: dir.path("p.pkg"))
+        for digests in [false, true] {
+            let found = try PackageCheck.run(path, context: RuleContext(purpose: .validate), digests: digests).diagnostics
+            #expect(found.map { "\($0.code.rawValue) \($0.path ?? "-")" }
+                    == damaged.sorted().map { "checksum-mismatch Contents/d\($0 / 500)/f\($0).txt" }, "digests \(digests)")
+        }
+    }
 }

@@ -171,4 +171,54 @@ import TestSupport
         let expected = Insecure.SHA1.hash(data: Data(data)).hexString
         #expect(facts.entries.filter { $0.kind == .file && $0.path.isInsideContents }.map(\.sha1) == [expected, expected])
     }
+
+    /// A TOC many times the inflater's ring: every entry comes out with its name, place and
+    /// digests, the same as libarchive reads them.
+    @Test func aLargeTableOfContentsReadsWhole() throws {
+        let dir = try Scratch()
+        var files: [F] = [Make.plist]
+        for index in 0..<4_000 { files.append(.file("Contents/d\(index % 40)/f\(index).txt", "file number \(index)")) }
+        let path = try XarCrafter(files).write(to: dir.path("p.pkg"))
+        let toc = try #require(XarTableOfContents.read(path))
+        #expect(toc.entries.count == 1 + 1 + 40 + 4_000)
+        for index in [0, 1, 1_999, 3_999] {
+            let entry = try #require(toc.entry("Contents/d\(index % 40)/f\(index).txt"))
+            #expect(entry.extractedChecksum == Insecure.SHA1.hash(data: Data("file number \(index)".utf8)).hexString)
+            #expect(toc.entries[entry.parent].path == "Contents/d\(index % 40)")
+        }
+        // libarchive hands entries out in heap order, pkgtool in TOC order: compare by path.
+        let mine = try Self.read(Self.native(path)).sorted { $0.path < $1.path }
+        let theirs = try Self.read(LibArchiveReader(path: path)).sorted { $0.path < $1.path }
+        #expect(mine.count == toc.entries.count)
+        #expect(mine == theirs)
+        #expect(try Self.check(path) == [])
+    }
+
+    /// Digests are read in either case; one that is not hex (or odd-length) matches no data.
+    @Test func digestsInEitherCaseAndBrokenOnes() throws {
+        let sha1 = Array("0123456789abcdefABCDEF0123456789aBcDeF01".utf8)
+        func table(_ archived: String) -> XarEntryTable {
+            var entry = XarTableOfContents.Entry()
+            entry.name = Array("f".utf8)
+            entry.type = "file"
+            entry.archivedStyle = "sha1"
+            entry.archivedChecksum = archived
+            entry.extractedStyle = "SHA1"
+            entry.extractedChecksum = String(decoding: sha1, as: UTF8.self)
+            var table = XarEntryTable()
+            table.add(entry)
+            table.finish()
+            return table
+        }
+        let good = table(String(decoding: sha1, as: UTF8.self))
+        let expected: [UInt8] = [0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF, 0xAB, 0xCD, 0xEF, 0x01, 0x23, 0x45, 0x67, 0x89, 0xAB, 0xCD, 0xEF, 0x01]
+        #expect(Array(good.archivedDigest(good.records[0])) == expected)
+        #expect(Array(good.extractedDigest(good.records[0])) == expected)
+        #expect(good.needsLibArchive == nil)
+        for broken in ["0123456789abcdefABCDEF0123456789aBcDeF0g", "0123456789abcdefABCDEF0123456789aBcDeF0", "0123456789abcdef:BCDEF0123456789aBcDeF01", "é0123456789abcdefABCDEF0123456789aBcDeF"] {
+            let bad = table(broken)
+            #expect(Array(bad.archivedDigest(bad.records[0])) == [0], "\(broken)")
+            #expect(Array(bad.extractedDigest(bad.records[0])) == expected, "\(broken)")
+        }
+    }
 }

@@ -9,6 +9,13 @@ enum XarChecksumStyle: UInt8, Sendable {
 
     /// The style a TOC names; nil for one pkgtool leaves to libarchive. No attribute means none.
     init?(name: String?) {
+        // Spelt as xar writers spell them, the names need no Unicode case mapping.
+        switch name {
+        case nil, "none": self = .none; return
+        case "sha1": self = .sha1; return
+        case "md5": self = .md5; return
+        default: break
+        }
         switch name?.lowercased() {
         case nil, "none": self = .none
         case "sha1": self = .sha1

@@ -1,0 +1,93 @@
+import Foundation
+import Testing
+import TestSupport
+@testable import PkgKit
+
+/// The TOC inflater works on a thread of its own, a few chunks ahead of the parser: it must hand
+/// over every byte in order however many times its ring goes round, refuse a TOC that inflates
+/// past its limit or is cut short, and stop when the parser leaves early.
+@Suite struct XarTOCInflaterTests {
+    /// XML-like text several times the ring's size, different in every line.
+    static let xml: [UInt8] = {
+        var text = ""
+        for index in 0..<60_000 { text += "<file id=\"\(index)\"><name>entry_\(index * 7919 % 100_003).txt</name></file>\n" }
+        return Array(text.utf8)
+    }()
+
+    /// A file holding a 28-byte header (what the inflater skips) and then `tail`.
+    static func write(_ tail: [UInt8], _ dir: Scratch, _ name: String = "toc.xar") throws -> Int32 {
+        let path = dir.path(name)
+        try Data(Array("xar!".utf8) + [UInt8](repeating: 0, count: 24) + tail).write(to: URL(fileURLWithPath: path))
+        let descriptor = open(path, O_RDONLY)
+        #expect(descriptor >= 0)
+        return descriptor
+    }
+
+    /// Every chunk until the end (empty) or a failure (nil).
+    static func drain(_ inflater: XarTOCInflater) -> (bytes: [UInt8], failed: Bool) {
+        var bytes: [UInt8] = []
+        while let chunk = inflater.next() {
+            #expect(chunk.count <= XarTOCInflater.chunkSize)
+            if chunk.isEmpty { return (bytes, false) }
+            bytes += chunk
+        }
+        return (bytes, true)
+    }
+
+    @Test func everyByteComesOutInOrderAcrossTheRing() throws {
+        let dir = try Scratch()
+        #expect(Self.xml.count > 4 * XarTOCInflater.depth * XarTOCInflater.chunkSize)
+        let descriptor = try Self.write(XarCrafter.zlib(Self.xml) + Array("heap bytes after the TOC".utf8), dir)
+        defer { close(descriptor) }
+        let inflater = XarTOCInflater(descriptor: descriptor, maxBytes: 512 << 20)
+        let (bytes, failed) = Self.drain(inflater)
+        inflater.stop()
+        #expect(!failed)
+        #expect(bytes == Self.xml)
+    }
+
+    @Test func aTableOfContentsPastTheLimitIsRefused() throws {
+        let dir = try Scratch()
+        let descriptor = try Self.write(XarCrafter.zlib(Self.xml), dir)
+        defer { close(descriptor) }
+        let limit = Int64(Self.xml.count / 3)
+        let inflater = XarTOCInflater(descriptor: descriptor, maxBytes: limit)
+        let (bytes, failed) = Self.drain(inflater)
+        inflater.stop()
+        #expect(failed)
+        #expect(Int64(bytes.count) <= limit)
+    }
+
+    @Test func aCutOrDamagedStreamIsRefused() throws {
+        let dir = try Scratch()
+        let compressed = XarCrafter.zlib(Self.xml)
+        var damaged = compressed
+        for index in stride(from: 200, to: 400, by: 1) { damaged[index] ^= 0x5A }
+        for (name, tail) in [("cut", Array(compressed.prefix(compressed.count / 2))), ("damaged", damaged), ("not zlib", Array(Self.xml.prefix(5000))), ("empty", [])] {
+            let descriptor = try Self.write(tail, dir, name)
+            defer { close(descriptor) }
+            let inflater = XarTOCInflater(descriptor: descriptor, maxBytes: 512 << 20)
+            let (bytes, failed) = Self.drain(inflater)
+            inflater.stop()
+            #expect(failed, "\(name)")
+            if name == "cut" { #expect(bytes.count < Self.xml.count) }
+        }
+    }
+
+    /// The parser gives up after the first chunk (a malformed TOC): stopping returns at once,
+    /// with the inflating thread blocked on a full ring.
+    @Test(.timeLimit(.minutes(1)))
+    func stoppingEarlyReturns() throws {
+        let dir = try Scratch()
+        let descriptor = try Self.write(XarCrafter.zlib(Self.xml), dir)
+        defer { close(descriptor) }
+        for _ in 0..<20 {
+            let inflater = XarTOCInflater(descriptor: descriptor, maxBytes: 512 << 20)
+            let first = try #require(inflater.next())
+            #expect(Array(first) == Array(Self.xml.prefix(first.count)))
+            // Let the thread fill the ring and wait for room.
+            Thread.sleep(forTimeInterval: 0.005)
+            inflater.stop()
+        }
+    }
+}
