@@ -221,4 +221,70 @@ import TestSupport
             #expect(Array(bad.extractedDigest(bad.records[0])) == expected, "\(broken)")
         }
     }
+
+    /// An install's second pass takes the table of contents its first look parsed, but only while
+    /// the file still holds that TOC: a package replaced or damaged between the passes is read
+    /// afresh, and a TOC that no longer matches its checksum is refused.
+    @Test func aTableKeptBetweenPassesIsUsedOnlyForTheSameTableOfContents() throws {
+        let dir = try Scratch()
+        let path = dir.path("p.pkg")
+        let first = XarCrafter(Make.valid([.file("Contents/a.txt", "first")])).build()
+        let second = XarCrafter(Make.valid([.file("Contents/b.txt", "second"), .file("Contents/c.txt", "more")])).build()
+        try Data(first).write(to: URL(fileURLWithPath: path))
+        let expected = try Self.read(Self.native(path))
+
+        func open(_ memo: XarTableMemo) throws -> XarReader {
+            guard case .reader(let reader) = try XarReader.open(path: path, limits: PackageLimits(), memo: memo) else {
+                throw ReadError.unreadable(path: path, "pkgtool's own xar reader does not read it")
+            }
+            return reader
+        }
+
+        // Unchanged: the second pass takes the kept table (and keeps none for a third).
+        var memo = XarTableMemo()
+        _ = try open(memo)
+        #expect(try Self.read(open(memo)) == expected)
+        #expect(memo.take() == nil)
+
+        // Replaced between the passes: the new package's entries, from a fresh parse.
+        memo = XarTableMemo()
+        _ = try open(memo)
+        try Data(second).write(to: URL(fileURLWithPath: path))
+        let replaced = try Self.read(open(memo))
+        #expect(replaced == (try Self.read(Self.native(path))))
+        #expect(replaced.map(\.path).contains("Contents/c.txt"))
+        #expect(memo.take() != nil)
+
+        // The same TOC, but its checksum in the heap damaged: refused.
+        try Data(first).write(to: URL(fileURLWithPath: path))
+        memo = XarTableMemo()
+        _ = try open(memo)
+        var damaged = first
+        let heapStart = XarTableOfContents.headerSize + Int(try #require(XarTableOfContents.header(Array(first.prefix(28)))).tocLength)
+        damaged[heapStart] ^= 0xFF
+        try Data(damaged).write(to: URL(fileURLWithPath: path))
+        #expect(throws: ReadError.self) { try Self.read(open(memo)) }
+    }
+
+    /// Only small tables are kept: a large package's is parsed again rather than held in memory
+    /// through the first look's rules.
+    @Test func largeTablesAreNotKept() throws {
+        let dir = try Scratch()
+        let path = try XarCrafter(Make.valid((0..<500).map { .file("Contents/f\($0).txt", "x") })).write(to: dir.path("p.pkg"))
+        let memo = XarTableMemo()
+        guard case .reader = try XarReader.open(path: path, limits: PackageLimits(), memo: memo) else {
+            Issue.record("pkgtool's own xar reader does not read it")
+            return
+        }
+        let small = try #require(memo.take())
+        var large = small
+        let entries = try #require(XarTableOfContents.read(path)).entries
+        while large.table.byteCount <= XarTableMemo.maxKeptBytes {
+            for entry in entries { large.table.add(entry) }
+        }
+        memo.keep(large)
+        #expect(memo.take() == nil)
+        memo.keep(small)
+        #expect(memo.take() != nil)
+    }
 }

@@ -19,18 +19,23 @@ public enum PackageOpener {
     /// registered) is returned with an `unreadable-archive` failure. A package wrapped in one
     /// folder (SPEC section 1) is read from that folder, named in `facts.wrapper`.
     public static func open(_ path: String, limits: PackageLimits = PackageLimits()) throws -> Opened {
-        var opened = try openBare(path, limits: limits)
+        try open(path, limits: limits, memo: nil)
+    }
+
+    /// `open`, handing a xar's table of contents to and from `memo` (see `XarTableMemo`).
+    static func open(_ path: String, limits: PackageLimits, memo: XarTableMemo?) throws -> Opened {
+        var opened = try openBare(path, limits: limits, memo: memo)
         let bare = opened.reader
         guard !(bare is EmptyReader) else { return opened }
         (opened.reader, opened.facts.wrapper) = WrappingFolder.unwrap(bare) {
             if let folder = bare as? FolderReader { return folder.rewound() }
-            return try openBare(path, limits: limits).reader
+            return try openBare(path, limits: limits, memo: nil).reader
         }
         return opened
     }
 
     /// `open` without looking for a wrapping folder.
-    private static func openBare(_ path: String, limits: PackageLimits) throws -> Opened {
+    private static func openBare(_ path: String, limits: PackageLimits, memo: XarTableMemo?) throws -> Opened {
         var info = stat()
         guard stat(path, &info) == 0 else { throw ReadError.io(path: path, errnoText()) }
         var facts = PackageFacts()
@@ -52,7 +57,7 @@ public enum PackageOpener {
         let support = ArchiveSupportRegistry.current
         do {
             if container == .xar {
-                switch try XarReader.open(path: path, limits: limits) {
+                switch try XarReader.open(path: path, limits: limits, memo: memo) {
                 case .reader(let native):
                     return try openXar(native, facts: facts, support: support)
                 case .needsArchiveSupport(let reason):

@@ -3,14 +3,26 @@
 struct PackageSource: Sendable {
     /// The package's path (or URL), for reports and messages.
     var path: String
+    /// Opens a fresh reader over the whole package, with the memo when there is one.
+    private let opener: @Sendable (PackageLimits, XarTableMemo?) throws -> PackageOpener.Opened
+    /// Set for a source read more than once in a row (an install's first look and full pass): a
+    /// pass hands the xar table of contents it read to the next one, which takes it if the file
+    /// has not changed.
+    var memo: XarTableMemo?
+
+    init(path: String, open: @escaping @Sendable (PackageLimits, XarTableMemo?) throws -> PackageOpener.Opened) {
+        self.path = path
+        opener = open
+    }
+
     /// Opens a fresh reader over the whole package.
-    var open: @Sendable (PackageLimits) throws -> PackageOpener.Opened
+    func open(_ limits: PackageLimits) throws -> PackageOpener.Opened { try opener(limits, memo) }
 
     /// A package file or unpacked folder, opened by `PackageOpener`. `name`, when given, is the
     /// package's file name as published (a download in progress has a name of its own).
     static func file(_ path: String, shownAs shown: String? = nil, name: String? = nil) -> PackageSource {
-        PackageSource(path: shown ?? path) { limits in
-            var opened = try PackageOpener.open(path, limits: limits)
+        PackageSource(path: shown ?? path) { limits, memo in
+            var opened = try PackageOpener.open(path, limits: limits, memo: memo)
             if let name { opened.facts.archiveName = name }
             return opened
         }
@@ -22,7 +34,7 @@ struct PackageSource: Sendable {
     /// ranges are not read, even by the reader's read-ahead.
     static func delta(_ path: String, shownAs shown: String, name: String, reused: [ArchivePath: ReusedFile],
                       reusedEntries: Set<Int>) -> PackageSource {
-        PackageSource(path: shown) { limits in
+        PackageSource(path: shown) { limits, _ in
             guard case .reader(let reader) = try XarReader.open(path: path, limits: limits, dataWanted: { !reusedEntries.contains($0) }) else {
                 throw ReadError.unreadable(path: nil, "the package's table of contents is not one pkgtool reads itself: download it whole")
             }

@@ -92,6 +92,9 @@ struct XarEntryTable: Sendable {
     /// The fallback when orders are not exactly 0..<count (a TOC cut short at the entry limit).
     private mutating func sortByOrder() { records.sort { $0.order < $1.order } }
 
+    /// The memory the records and the arena take.
+    var byteCount: Int { records.count * MemoryLayout<Record>.stride + arena.count }
+
     /// The full path of the record at `index`, or nil when it passes `limit` bytes.
     func path(at index: Int, limit: Int) -> [UInt8]? {
         var names: [Range<Int>] = []

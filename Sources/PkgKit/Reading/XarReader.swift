@@ -50,7 +50,13 @@ final class XarReader: PackageReader, ReadAheadReader {
     /// `dataWanted` is asked once per entry (its index in TOC document order), here, on this
     /// thread: an entry it refuses is still returned by `nextEntry`, but its heap bytes are never
     /// read, inflated or checked, and `readData` returns 0 for it at once. nil wants every entry.
-    static func open(path: String, limits: PackageLimits, dataWanted: ((_ entryIndex: Int) -> Bool)? = nil) throws -> Opening {
+    /// With a `memo`, the table a previous pass kept there is used when the file still holds the
+    /// TOC it was parsed from, and the table parsed here is kept for the next pass.
+    static func open(path: String, limits: PackageLimits, dataWanted: ((_ entryIndex: Int) -> Bool)? = nil,
+                     memo: XarTableMemo? = nil) throws -> Opening {
+        if let kept = memo?.take(), let reader = try reopen(path: path, kept: kept, limits: limits, dataWanted: dataWanted) {
+            return .reader(reader)
+        }
         var table = XarEntryTable()
         var count = 0
         guard let toc = XarTableOfContents.read(path, keepEntries: false, visit: { entry in
@@ -63,6 +69,30 @@ final class XarReader: PackageReader, ReadAheadReader {
             return .needsArchiveSupport("a xar package with checksum algorithm \(toc.headerChecksumAlgorithm)")
         }
         table.finish()
+        let reader = try XarReader(path: path, heapStart: toc.heapStart, table: table, limits: limits, dataWanted: dataWanted)
+        let (failure, digest) = try reader.verifyTOC(toc, style: tocStyle)
+        reader.tocFailure = failure
+        if let memo, failure == nil, let digest { memo.keep(XarTableMemo.Kept(toc: toc, table: table, digest: digest)) }
+        return .reader(reader)
+    }
+
+    /// A reader over the table `kept`, when the file at `path` still starts with the header and
+    /// compressed TOC it was parsed from (and that TOC matches its checksum); nil otherwise.
+    private static func reopen(path: String, kept: XarTableMemo.Kept, limits: PackageLimits,
+                               dataWanted: ((Int) -> Bool)?) throws -> XarReader? {
+        guard let style = XarChecksumStyle(headerAlgorithm: kept.toc.headerChecksumAlgorithm) else { return nil }
+        let reader = try XarReader(path: path, heapStart: kept.toc.heapStart, table: kept.table, limits: limits, dataWanted: dataWanted)
+        var header = [UInt8](repeating: 0, count: XarTableOfContents.headerSize)
+        guard try header.withUnsafeMutableBytes({ try reader.readAvailable($0, at: 0) }) == header.count,
+              let fields = XarTableOfContents.header(header),
+              fields.tocLength == kept.toc.compressedLength, fields.checksumAlgorithm == kept.toc.headerChecksumAlgorithm else { return nil }
+        let (failure, digest) = try reader.verifyTOC(kept.toc, style: style)
+        return failure == nil && digest == kept.digest ? reader : nil
+    }
+
+    /// Opens `path` for reading the heap through `table`.
+    private convenience init(path: String, heapStart: Int64, table: XarEntryTable, limits: PackageLimits,
+                             dataWanted: ((Int) -> Bool)?) throws {
         let descriptor = openReadOnly(path)
         guard descriptor >= 0 else { throw ReadError.io(path: path, errnoText()) }
         var info = stat()
@@ -72,10 +102,8 @@ final class XarReader: PackageReader, ReadAheadReader {
             throw ReadError.io(path: path, message)
         }
         let wanted = dataWanted.map { wants in table.records.indices.map { wants($0) } }
-        let reader = XarReader(path: path, descriptor: descriptor, fileSize: Int64(info.st_size), heapStart: toc.heapStart,
-                               table: table, wanted: wanted, limits: limits)
-        reader.tocFailure = try reader.verifyTOC(toc, style: tocStyle)
-        return .reader(reader)
+        self.init(path: path, descriptor: descriptor, fileSize: Int64(info.st_size), heapStart: heapStart,
+                  table: table, wanted: wanted, limits: limits)
     }
 
     private init(path: String, descriptor: Int32, fileSize: Int64, heapStart: Int64, table: XarEntryTable,
@@ -116,12 +144,13 @@ final class XarReader: PackageReader, ReadAheadReader {
         return record.kind == .file && record.hasData && isWanted(index)
     }
 
-    /// The TOC's own checksum: the digest of the compressed TOC, stored in the heap.
-    private func verifyTOC(_ toc: XarTableOfContents, style: XarChecksumStyle) throws -> ReadError? {
-        guard var digest = style.makeDigest() else { return nil }
+    /// The TOC's own checksum: the digest of the compressed TOC, stored in the heap. Returns what
+    /// is wrong, if anything, and the digest computed (nil when the header names no style).
+    private func verifyTOC(_ toc: XarTableOfContents, style: XarChecksumStyle) throws -> (failure: ReadError?, digest: [UInt8]?) {
+        guard var digest = style.makeDigest() else { return (nil, nil) }
         guard let offset = toc.checksumOffset, let size = toc.checksumSize, offset >= 0, size > 0, size <= 64,
               case let (start, overflow) = heapStart.addingReportingOverflow(offset), !overflow, start <= fileSize, size <= fileSize - start else {
-            return .unreadable(path: nil, "the table of contents does not say where its checksum is")
+            return (.unreadable(path: nil, "the table of contents does not say where its checksum is"), nil)
         }
         let input = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.inputSize, alignment: 16)
         defer { input.deallocate() }
@@ -129,18 +158,19 @@ final class XarReader: PackageReader, ReadAheadReader {
         while done < toc.compressedLength {
             let count = Int(min(Int64(input.count), toc.compressedLength - done))
             guard try readAvailable(UnsafeMutableRawBufferPointer(rebasing: input[0..<count]), at: 28 + done) == count else {
-                return .unreadable(path: nil, "the table of contents is truncated")
+                return (.unreadable(path: nil, "the table of contents is truncated"), nil)
             }
             digest.update(UnsafeRawBufferPointer(rebasing: input[0..<count]))
             done += Int64(count)
         }
+        let computed = Array(digest.finalize())
         guard try readAvailable(UnsafeMutableRawBufferPointer(rebasing: input[0..<Int(size)]), at: start) == Int(size) else {
-            return .unreadable(path: nil, "the table of contents' checksum lies past the end of the package")
+            return (.unreadable(path: nil, "the table of contents' checksum lies past the end of the package"), computed)
         }
-        guard digest.finalize().elementsEqual(input[0..<Int(size)]) else {
-            return .checksumMismatch(path: nil, "checksum error (the table of contents does not match its checksum)")
+        guard computed.elementsEqual(input[0..<Int(size)]) else {
+            return (.checksumMismatch(path: nil, "checksum error (the table of contents does not match its checksum)"), computed)
         }
-        return nil
+        return (nil, computed)
     }
 
     // MARK: - Read-ahead

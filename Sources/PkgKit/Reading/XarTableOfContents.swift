@@ -70,6 +70,20 @@ public struct XarTableOfContents: Sendable {
         case checksum, checksumOffset, checksumSize, other
     }
 
+    /// The bytes of a xar header in the standard layout.
+    static let headerSize = 28
+
+    /// The compressed TOC's length and the checksum algorithm a xar header gives; nil when the
+    /// bytes are no xar header in the standard layout (a longer header moves the TOC, and pkgtool
+    /// reads only that layout).
+    static func header(_ bytes: [UInt8]) -> (tocLength: Int64, checksumAlgorithm: UInt32)? {
+        guard bytes.count == headerSize, bytes.starts(with: "xar!".utf8), bytes[4] == 0, bytes[5] == UInt8(headerSize) else { return nil }
+        let tocLength = bytes[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        // A hostile header can claim any length: keep the heap start a sane, positive number.
+        guard tocLength <= UInt64(Int64.max - Int64(headerSize)) else { return nil }
+        return (Int64(tocLength), bytes[24..<28].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
+    }
+
     /// Reads the TOC of the xar at `path`, or returns nil when it is not a readable xar.
     /// Each `<file>` is handed to `visit` when it closes (children before their folder); with
     /// `keepEntries: false` none is kept, so memory does not grow with the package.
@@ -81,16 +95,11 @@ public struct XarTableOfContents: Sendable {
         LibXMLSetup.ensure()
         guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
         defer { try? handle.close() }
-        guard let header = try? handle.read(upToCount: 28), header.count == 28, header.prefix(4) == Data("xar!".utf8) else { return nil }
+        guard let bytes = try? handle.read(upToCount: headerSize), let header = header(Array(bytes)) else { return nil }
         var toc = XarTableOfContents()
-        // A hostile header can claim any length: keep the heap start a sane, positive number.
-        let tocLength = header[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        guard tocLength <= UInt64(Int64.max - 28) else { return nil }
-        toc.heapStart = 28 + Int64(tocLength)
-        toc.compressedLength = Int64(tocLength)
-        toc.headerChecksumAlgorithm = header[24..<28].reduce(UInt32(0)) { $0 << 8 | UInt32($1) }
-        // A header longer than 28 bytes moves the TOC; pkgtool reads only the standard layout.
-        guard header[4] == 0, header[5] == 28 else { return nil }
+        toc.heapStart = Int64(headerSize) + header.tocLength
+        toc.compressedLength = header.tocLength
+        toc.headerChecksumAlgorithm = header.checksumAlgorithm
 
         let source = XarTOCInflater(descriptor: handle.fileDescriptor, maxBytes: maxTOCBytes)
         defer { source.stop() }

@@ -1,0 +1,45 @@
+import Foundation
+
+/// A xar table of contents kept from one pass over a package for the next pass over the same
+/// file. An install reads a package twice (a first look that judges names and sizes, then the
+/// full pass that verifies and writes), and parsing the TOC again was a tenth of installing a
+/// 10,000-file package.
+///
+/// Nothing is trusted across passes: the next pass reads the compressed TOC again and hashes it
+/// (the work of checking the TOC's own checksum, done anyway), and takes the table only when that
+/// digest and the header are the ones the table was parsed from; otherwise it parses afresh.
+/// Only small tables are kept (`maxKeptBytes`), so that keeping one never raises an install's
+/// peak memory by more than that; a table is handed out once.
+// Unchecked: `kept` is touched only under `lock`; `XarEntryTable` is a value.
+final class XarTableMemo: @unchecked Sendable {
+    /// What a pass parsed, and what identifies the TOC it parsed.
+    struct Kept {
+        var toc: XarTableOfContents
+        var table: XarEntryTable
+        /// The compressed TOC's digest in the header's checksum style.
+        var digest: [UInt8]
+    }
+
+    /// The largest table kept (records and names): a 10,000-file package's is about 1.5 MB.
+    static let maxKeptBytes = 4 << 20
+
+    private let lock = NSLock()
+    private var kept: Kept?
+
+    /// Keeps what a pass parsed, when small enough, for the next pass.
+    func keep(_ value: Kept) {
+        guard value.table.byteCount <= Self.maxKeptBytes else { return }
+        lock.lock()
+        kept = value
+        lock.unlock()
+    }
+
+    /// What the previous pass kept, if any; it is no longer kept.
+    func take() -> Kept? {
+        lock.lock()
+        defer { lock.unlock() }
+        let value = kept
+        kept = nil
+        return value
+    }
+}
