@@ -141,7 +141,10 @@ import TestSupport
     @Test func bothInflateEnginesAgree() throws {
         let data = Array(String(repeating: "engines agree ", count: 10_000).utf8)
         let stream = XarCrafter.zlib(data)
-        for engine in [WholeBufferInflater.Engine.zlib, .preferred] {
+        #if os(Linux)
+        #expect(WholeBufferInflater.Engine.available == [.isal, .libdeflate, .zlib])
+        #endif
+        for engine in WholeBufferInflater.Engine.available {
             let inflater = WholeBufferInflater(engine: engine)
             var output = [UInt8](repeating: 0, count: data.count)
             let done = stream.withUnsafeBytes { input in output.withUnsafeMutableBytes { inflater.inflate(input, into: $0) } }
@@ -153,6 +156,12 @@ import TestSupport
             #expect(!stream.withUnsafeBytes { input in long.withUnsafeMutableBytes { inflater.inflate(input, into: $0) } })
             let trailing = stream + [0, 1, 2]
             #expect(!trailing.withUnsafeBytes { input in output.withUnsafeMutableBytes { inflater.inflate(input, into: $0) } })
+            // Cut short, a damaged block, a damaged Adler-32 trailer: refused.
+            for damaged in [Array(stream.dropLast(5)), stream.enumerated().map { $0.offset == 40 ? $0.element ^ 0x10 : $0.element },
+                            stream.enumerated().map { $0.offset == stream.count - 1 ? $0.element ^ 0x01 : $0.element }] {
+                #expect(!damaged.withUnsafeBytes { input in output.withUnsafeMutableBytes { inflater.inflate(input, into: $0) } }, "\(engine)")
+            }
+            #expect(inflater.engine == engine)
         }
     }
 
@@ -175,6 +184,42 @@ import TestSupport
             let found = try PackageCheck.run(path, context: RuleContext(purpose: .validate), digests: digests).diagnostics
             #expect(found.map { "\($0.code.rawValue) \($0.path ?? "-")" }
                     == damaged.sorted().map { "checksum-mismatch Contents/d\($0 / 500)/f\($0).txt" }, "digests \(digests)")
+        }
+    }
+
+    /// Damaged compressed data, in a file inflated in one call and in one streamed (past
+    /// `wholeLimit`), in its blocks or its Adler-32 trailer: the file is unreadable, and the words
+    /// are zlib's whichever inflater met the damage first.
+    @Test func damagedCompressedDataIsToldInZlibsWords() throws {
+        let dir = try Scratch()
+        let big = (0..<(Int(XarEntryDecoder.wholeLimit) + 500_000)).map { UInt8(ascii: "a") &+ UInt8(truncatingIfNeeded: ($0 &* 7) % 23 &+ $0 / 50_000 % 3) }
+        let small = Array(String(repeating: "small but compressible text ", count: 2_000).utf8)
+        let path = try XarCrafter(Make.valid([F(path: "Contents/big.txt", data: big), F(path: "Contents/small.txt", data: small)]))
+            .write(to: dir.path("p.pkg"))
+        #expect(try PackageCheck.run(path, context: RuleContext(purpose: .validate), digests: false).diagnostics == [])
+        let toc = try #require(XarTableOfContents.read(path))
+        let original = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
+        for name in ["big.txt", "small.txt"] {
+            let entry = try #require(toc.entry("Contents/" + name))
+            let start = Int(toc.heapStart) + Int(try #require(entry.offset))
+            let length = Int(try #require(entry.length))
+            // Mid-stream damage in the streamed file (after data has been handed on), a reserved
+            // block type at the small file's first block, a wrong trailer in both.
+            let blocks = name == "big.txt" ? (start + length / 2, UInt8(0x5A), "the compressed data is corrupt (zlib: ")
+                                           : (start + 2, UInt8(0x06), "the compressed data is corrupt (zlib: invalid block type)")
+            for (place, at, flip, expected) in [("blocks", blocks.0, blocks.1, blocks.2),
+                                                ("trailer", start + length - 1, UInt8(0x01), "the compressed data is corrupt (zlib: incorrect data check)")] {
+                var bytes = original
+                bytes[at] |= flip
+                if bytes[at] == original[at] { bytes[at] ^= flip }
+                let damaged = dir.path("\(name)-\(place).pkg")
+                try Data(bytes).write(to: URL(fileURLWithPath: damaged))
+                for digests in [false, true] {
+                    let found = try PackageCheck.run(damaged, context: RuleContext(purpose: .validate), digests: digests).diagnostics
+                    #expect(found.map { "\($0.code.rawValue) \($0.path ?? "-")" } == ["unreadable-archive Contents/\(name)"], "\(name) \(place)")
+                    #expect(found.first?.message.contains(expected) == true, "\(name) \(place): \(found.map(\.message))")
+                }
+            }
         }
     }
 }

@@ -2,26 +2,47 @@ internal import CZlib
 #if canImport(CDeflate)
 internal import CDeflate
 #endif
+#if canImport(CIsal)
+internal import CIsal
+#endif
 
 /// Whole-buffer zlib streams (RFC 1950), for data whose sizes are known up front (the xar TOC gives
 /// every file's stored and unpacked length). libdeflate does this two to three times faster than
-/// zlib's streaming interface; it is linked where the platform has it (Linux), and zlib does the
-/// same work everywhere else, so the core still builds for an iOS app.
+/// zlib's streaming interface, and ISA-L's inflate another 13% faster than libdeflate on the
+/// benchmark's files; they are linked where the platform has them (Linux), and zlib does the same
+/// work everywhere else, so the core still builds for an iOS app.
 ///
 /// Each value holds its engine's state: one per thread, never shared.
 final class WholeBufferInflater {
     /// Which library does the work.
-    enum Engine: Sendable {
+    enum Engine: Sendable, CaseIterable {
+        case isal
         case libdeflate
         case zlib
 
-        /// libdeflate where it is linked, else zlib.
-        static var preferred: Engine {
-            #if canImport(CDeflate)
-            return .libdeflate
-            #else
-            return .zlib
-            #endif
+        /// ISA-L where it is linked, else libdeflate, else zlib.
+        static var preferred: Engine { available[0] }
+
+        /// The engines linked here, fastest first.
+        static var available: [Engine] {
+            allCases.filter { engine in
+                switch engine {
+                case .isal:
+                    #if canImport(CIsal)
+                    return true
+                    #else
+                    return false
+                    #endif
+                case .libdeflate:
+                    #if canImport(CDeflate)
+                    return true
+                    #else
+                    return false
+                    #endif
+                case .zlib:
+                    return true
+                }
+            }
         }
     }
 
@@ -29,19 +50,27 @@ final class WholeBufferInflater {
     #if canImport(CDeflate)
     private let decompressor: OpaquePointer?
     #endif
+    #if canImport(CIsal)
+    /// ISA-L's state: 87 KB, set up again for every stream.
+    private let isalState: UnsafeMutablePointer<inflate_state>?
+    #endif
 
     init(engine: Engine = .preferred) {
+        self.engine = Engine.available.contains(engine) ? engine : .zlib
         #if canImport(CDeflate)
-        self.engine = engine
-        decompressor = engine == .libdeflate ? libdeflate_alloc_decompressor() : nil
-        #else
-        self.engine = .zlib
+        decompressor = self.engine == .libdeflate ? libdeflate_alloc_decompressor() : nil
+        #endif
+        #if canImport(CIsal)
+        isalState = self.engine == .isal ? .allocate(capacity: 1) : nil
         #endif
     }
 
     deinit {
         #if canImport(CDeflate)
         if let decompressor { libdeflate_free_decompressor(decompressor) }
+        #endif
+        #if canImport(CIsal)
+        isalState?.deallocate()
         #endif
     }
 
@@ -50,6 +79,23 @@ final class WholeBufferInflater {
     /// the caller then reads the entry again with streaming zlib, which says precisely what is wrong.
     func inflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool {
         guard let source = input.baseAddress, !input.isEmpty else { return false }
+        #if canImport(CIsal)
+        if let state = isalState {
+            guard input.count <= Int(UInt32.max), output.count <= Int(UInt32.max) else { return false }
+            var spare: UInt8 = 0
+            return withUnsafeMutablePointer(to: &spare) { spare in
+                isal_inflate_init(state)
+                // ISA-L checks the stream's Adler-32 trailer itself in this mode.
+                state.pointee.crc_flag = UInt32(ISAL_ZLIB)
+                state.pointee.next_in = UnsafeMutablePointer(mutating: source.assumingMemoryBound(to: UInt8.self))
+                state.pointee.avail_in = UInt32(input.count)
+                state.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: UInt8.self) ?? spare
+                state.pointee.avail_out = UInt32(output.count)
+                let result = isal_inflate_stateless(state)
+                return result == ISAL_DECOMP_OK && state.pointee.avail_in == 0 && Int(state.pointee.total_out) == output.count
+            }
+        }
+        #endif
         #if canImport(CDeflate)
         if let decompressor {
             var used = 0

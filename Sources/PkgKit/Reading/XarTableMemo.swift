@@ -20,7 +20,7 @@ final class XarTableMemo: @unchecked Sendable {
         var digest: [UInt8]
     }
 
-    /// The largest table kept (records and names): a 10,000-file package's is about 1.5 MB.
+    /// The largest table kept (records and names): a 10,000-file package's is about 1.2 MB.
     static let maxKeptBytes = 4 << 20
 
     private let lock = NSLock()
