@@ -163,7 +163,7 @@ final class XarReader: PackageReader, ReadAheadReader {
             digest.update(UnsafeRawBufferPointer(rebasing: input[0..<count]))
             done += Int64(count)
         }
-        let computed = Array(digest.finalize())
+        let computed = digest.finalize()
         guard try readAvailable(UnsafeMutableRawBufferPointer(rebasing: input[0..<Int(size)]), at: start) == Int(size) else {
             return (.unreadable(path: nil, "the table of contents' checksum lies past the end of the package"), computed)
         }
