@@ -220,6 +220,28 @@ import TestSupport
         }
     }
 
+    /// A Windows executable's header may lie far into the file: found past the first bytes read
+    /// of every file, up to `ExecutableFormat.headBytes`.
+    @Test func aWindowsHeaderFarIntoTheFileIsFound() throws {
+        let scratch = try Scratch()
+        let source = try scratch.content("src")
+        func pe(headerAt offset: Int) -> [UInt8] {
+            var bytes = [UInt8](repeating: 0x20, count: offset + 0x200)
+            bytes[0] = UInt8(ascii: "M"); bytes[1] = UInt8(ascii: "Z")
+            for index in 0..<4 { bytes[0x3C + index] = UInt8(truncatingIfNeeded: offset >> (8 * index)) }
+            bytes.replaceSubrange(offset..<offset + 4, with: Array("PE\0\0".utf8))
+            return bytes
+        }
+        try scratch.write("src/Contents/near.dat", pe(headerAt: 0x80))
+        try scratch.write("src/Contents/far.dat", pe(headerAt: 0x9000))
+        // Across the end of the 4 KiB read from every file.
+        try scratch.write("src/Contents/edge.dat", pe(headerAt: 4094))
+        let result = try CommandRunner.pkgtool(["create", source, "-o", scratch.path("o.pkg"), "--json"])
+        #expect(result.status == 1)
+        let found = (result.json["diagnostics"] as? [[String: Any]] ?? []).filter { $0["code"] as? String == "executable-code" }
+        #expect(Set(found.compactMap { $0["path"] as? String }) == ["Contents/near.dat", "Contents/far.dat", "Contents/edge.dat"])
+    }
+
     @Test func smallStoredFilesAmongCompressedOnesComeBackWhole() throws {
         let scratch = try Scratch()
         let source = try scratch.content("src")

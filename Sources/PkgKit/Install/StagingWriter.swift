@@ -1,4 +1,3 @@
-internal import CSyscalls
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -21,7 +20,7 @@ final class StagingWriter: EntrySink {
     private var filePath = ""
     /// Bytes written to the current file, and how many of them were already sent to the disk.
     private var fileWritten: Int64 = 0
-    private var fileFlushed: Int64 = 0
+    private var writeback = DiskWriteback()
     private var hardlinks: [(link: [String], target: [String])] = []
 
     /// Creates the staging folder `name` inside the product folder (or, with `create: false`,
@@ -63,7 +62,7 @@ final class StagingWriter: EntrySink {
             file = openat(parent, parts.last!, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             guard file >= 0 else { throw InstallError.io(path: filePath, errnoText()) }
             fileWritten = 0
-            fileFlushed = 0
+            writeback = DiskWriteback()
             // The umask must not decide a content file's mode.
             fchmod(file, 0o644)
         case .symlink:
@@ -82,23 +81,15 @@ final class StagingWriter: EntrySink {
         guard file >= 0 else { return }
         try writeAll(file, chunk, path: filePath)
         fileWritten += Int64(chunk.count)
-        if fileWritten - fileFlushed >= Self.writebackStep { startWriteback() }
+        // Large files go to the disk in steps while they are written: the final `syncfs` then
+        // finds most of the data written already.
+        writeback.start(file, written: fileWritten)
     }
 
-    /// Files at least this large are sent to the disk as soon as they are written, and large ones
-    /// every `writebackStep` bytes while they are written.
+    /// Files at least this large are sent to the disk as soon as they are closed (every byte not
+    /// sent yet). Smaller ones are left to the final `syncfs`: sent one by one they made extract
+    /// slower.
     static let writebackMinimum: Int64 = 256 << 10
-    static let writebackStep: Int64 = 8 << 20
-
-    /// Asks the kernel to start writing the current file's new bytes to the disk, without waiting:
-    /// the final `syncfs` (which makes everything durable) then finds most of the data written
-    /// already, instead of starting the whole write-back once the last byte is in.
-    private func startWriteback() {
-        #if os(Linux)
-        _ = CSyscalls_startWriteback(file, fileFlushed, fileWritten - fileFlushed)
-        #endif
-        fileFlushed = fileWritten
-    }
 
     func end() throws {
         closeFile()
@@ -129,7 +120,7 @@ final class StagingWriter: EntrySink {
 
     private func closeFile() {
         if file >= 0 {
-            if fileWritten >= Self.writebackMinimum && fileWritten > fileFlushed { startWriteback() }
+            if fileWritten >= Self.writebackMinimum { writeback.start(file, written: fileWritten, minimum: 1) }
             close(file)
         }
         file = -1

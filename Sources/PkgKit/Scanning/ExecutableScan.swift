@@ -13,6 +13,9 @@ import Darwin
 enum ExecutableScan {
     /// How many files one thread takes at a time.
     static let blockSize = 256
+    /// Bytes read from every file: copying `ExecutableFormat.headBytes` of each doubled what
+    /// `create` read of a package's small files.
+    static let firstRead = 4096
 
     /// The formats found, by path; plain content is absent. The first file (in `items`' order)
     /// that cannot be read is thrown, as the scan reading them in order would.
@@ -45,7 +48,13 @@ enum ExecutableScan {
             let descriptor = path.withCString { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
             guard descriptor >= 0 else { throw ReadError.io(path: String(decoding: path, as: UTF8.self), errnoText()) }
             defer { close(descriptor) }
-            let count = readFully(descriptor, buffer, at: 0)
+            // Every format shows in the first bytes, but a PE header may lie up to `headBytes` in:
+            // only a file starting "MZ" is read further.
+            var count = readFully(descriptor, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<firstRead]), at: 0)
+            if count == firstRead, buffer[0] == UInt8(ascii: "M"), buffer[1] == UInt8(ascii: "Z") {
+                let rest = readFully(descriptor, UnsafeMutableRawBufferPointer(rebasing: buffer[firstRead...]), at: Int64(firstRead))
+                count = rest < 0 ? rest : count + rest
+            }
             guard count >= 0 else { throw ReadError.io(path: String(decoding: path, as: UTF8.self), errnoText()) }
             return ExecutableFormat.detect(UnsafeRawBufferPointer(rebasing: buffer[0..<count]))
         case .none:

@@ -15,7 +15,7 @@ final class FileOutput: @unchecked Sendable {
     let path: String
     private(set) var position: Int64 = 0
     /// How much of the file has been handed to the disk by `startWriteback`.
-    private var handedToDisk: Int64 = 0
+    private var writeback = DiskWriteback()
 
     init(descriptor: Int32, path: String) {
         self.descriptor = descriptor
@@ -97,15 +97,10 @@ final class FileOutput: @unchecked Sendable {
     }
 
     /// Asks the kernel to start writing what was appended since the last call to the disk, once
-    /// at least `step` bytes wait, without waiting for it: the `sync` at commit then finds most
-    /// of a large package on the disk already, instead of starting the whole write-back after the
-    /// last byte (on a 235 MB package that wait was a fifth of `create`).
-    func startWriteback(step: Int64 = 8 << 20) {
-        guard position - handedToDisk >= step else { return }
-        #if os(Linux)
-        _ = CSyscalls_startWriteback(descriptor, handedToDisk, position - handedToDisk)
-        #endif
-        handedToDisk = position
+    /// at least `DiskWriteback.step` bytes wait, without waiting for it: on a 235 MB package the
+    /// write-back started only by the `sync` at commit was a fifth of `create`.
+    func startWriteback() {
+        writeback.start(descriptor, written: position)
     }
 
     /// Flushes the data to the device.
