@@ -24,7 +24,8 @@ final class StagingLanes: EntrySink {
     init(product: Int32, name: String, productPath: String, count: Int = StagingLanes.laneCount) throws {
         var writers = [try StagingWriter(product: product, name: name, productPath: productPath)]
         for _ in 1..<max(1, count) {
-            writers.append(try StagingWriter(product: product, name: name, productPath: productPath, create: false))
+            writers.append(try StagingWriter(product: product, name: name, productPath: productPath, create: false,
+                                             flusher: writers[0].flusher))
         }
         self.writers = writers
         let share = BackgroundSink.maxQueuedBytes / writers.count

@@ -21,11 +21,14 @@ final class StagingWriter: EntrySink {
     /// Bytes written to the current file, and how many of them were already sent to the disk.
     private var fileWritten: Int64 = 0
     private var writeback = DiskWriteback()
+    /// Flushes what every writer of this staging folder writes, in the background.
+    let flusher: BackgroundFlusher
     private var hardlinks: [(link: [String], target: [String])] = []
 
     /// Creates the staging folder `name` inside the product folder (or, with `create: false`,
-    /// opens it: another writer made it).
-    init(product: Int32, name: String, productPath: String, create: Bool = true) throws {
+    /// opens it: another writer made it). Writers of one folder share the `flusher` of the first.
+    init(product: Int32, name: String, productPath: String, create: Bool = true,
+         flusher: BackgroundFlusher? = nil) throws {
         path = productPath + "/" + name
         self.product = product
         self.productPath = productPath
@@ -34,6 +37,7 @@ final class StagingWriter: EntrySink {
         guard root >= 0 else { throw InstallError.io(path: path, errnoText()) }
         fchmod(root, 0o755)
         tree = StagingTree(root: root, path: path)
+        self.flusher = flusher ?? BackgroundFlusher(descriptor: root, scope: .fileSystem)
     }
 
     deinit {
@@ -63,6 +67,7 @@ final class StagingWriter: EntrySink {
             guard file >= 0 else { throw InstallError.io(path: filePath, errnoText()) }
             fileWritten = 0
             writeback = DiskWriteback()
+            flusher.wrote(Self.fileCost)
             // The umask must not decide a content file's mode.
             fchmod(file, 0o644)
         case .symlink:
@@ -84,7 +89,14 @@ final class StagingWriter: EntrySink {
         // Large files go to the disk in steps while they are written: the final `syncfs` then
         // finds most of the data written already.
         writeback.start(file, written: fileWritten)
+        flusher.wrote(Int64(chunk.count))
     }
+
+    /// What creating a file counts for towards the next background flush, beyond its bytes: the
+    /// flush writes its inode and folder entry too. On 100,000 files of 100 bytes, which count
+    /// for only 10 MB, this makes the flushes keep pace (extract 4.4–4.8 s instead of 4.9–5.2 s
+    /// when only bytes counted, measured pairwise).
+    static let fileCost: Int64 = 4 << 10
 
     /// Files at least this large are sent to the disk as soon as they are closed (every byte not
     /// sent yet). Smaller ones are left to the final `syncfs`: sent one by one they made extract
@@ -102,7 +114,10 @@ final class StagingWriter: EntrySink {
     }
 
     /// Makes everything written in the staging folder (by any writer) durable, in one batch.
-    func sync() throws { try tree.syncAll() }
+    func sync() throws {
+        try tree.syncAll()
+        flusher.wait()
+    }
 
     /// Links the hard links this writer was handed; every file must be written by now.
     func linkHardlinks() throws {

@@ -16,6 +16,10 @@ final class FileOutput: @unchecked Sendable {
     private(set) var position: Int64 = 0
     /// How much of the file has been handed to the disk by `startWriteback`.
     private var writeback = DiskWriteback()
+    /// Flushes the file in the background as `startWriteback` hands it to the disk.
+    private lazy var flusher = BackgroundFlusher(descriptor: descriptor, scope: .file)
+    /// How much of the file has been counted towards the next background flush.
+    private var counted: Int64 = 0
 
     init(descriptor: Int32, path: String) {
         self.descriptor = descriptor
@@ -101,10 +105,16 @@ final class FileOutput: @unchecked Sendable {
     /// write-back started only by the `sync` at commit was a fifth of `create`.
     func startWriteback() {
         writeback.start(descriptor, written: position)
+        flusher.wrote(position - counted)
+        counted = position
     }
 
     /// Flushes the data to the device.
     func sync() throws {
         guard fsync(descriptor) == 0 else { throw WriteError.io(path: path, errnoText()) }
+        if counted > 0 { flusher.wait() }
     }
+
+    /// How many background flushes `startWriteback` has started.
+    var backgroundFlushes: Int { counted > 0 ? flusher.flushesStarted : 0 }
 }

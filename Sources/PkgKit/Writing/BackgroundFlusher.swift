@@ -1,0 +1,97 @@
+import Foundation
+#if os(Linux)
+internal import CSyscalls
+#endif
+
+/// Flushes what is being written to the device on a thread of its own, each time another `step`
+/// bytes have been written, so that the final `fsync` or `syncfs` finds little left to do.
+///
+/// `sync_file_range` (`DiskWriteback`) only hands data to the device, which may keep it in a
+/// cache of its own until told to flush: a virtual disk's host then writes it out only at the
+/// final flush, with the process waiting. Flushing in the background lets that happen while the
+/// next bytes are inflated or compressed. Measured pairwise on the bench corpora, alternating
+/// which went first: medium extract 0.98–1.14 s instead of 1.24–1.42 s, many extract 4.5–4.8 s
+/// instead of 5.2–5.7 s, medium create 1.09–1.22 s instead of 1.23–1.38 s; large and huge
+/// (files of 20 MB to 2 GiB, already handed over in steps) no different beyond the disk's noise.
+///
+/// At most one flush runs at a time; bytes written meanwhile count towards the next.
+// Unchecked: the counters are touched only under `condition`.
+final class BackgroundFlusher: @unchecked Sendable {
+    /// What is flushed.
+    enum Scope {
+        /// The one file written (`fsync`).
+        case file
+        /// The whole file system the descriptor is on (`syncfs`): many files written at once.
+        /// Elsewhere than Linux, which has no `syncfs`, nothing is flushed in the background.
+        case fileSystem
+    }
+
+    /// Bytes written between two flushes.
+    static let step: Int64 = 16 << 20
+
+    private let descriptor: Int32
+    private let scope: Scope
+    private let condition = NSCondition()
+    private var pending: Int64 = 0
+    private var flushing = false
+    private var started = 0
+
+    /// How many flushes have been started so far.
+    var flushesStarted: Int {
+        condition.lock()
+        defer { condition.unlock() }
+        return started
+    }
+
+    /// Flushes `descriptor`'s file or file system; the descriptor must stay open while writing
+    /// goes on (each flush works on a duplicate of its own).
+    init(descriptor: Int32, scope: Scope) {
+        self.descriptor = descriptor
+        self.scope = scope
+    }
+
+    /// Counts `bytes` written, and starts a flush once `step` have gathered while none runs.
+    func wrote(_ bytes: Int64) {
+        #if !os(Linux)
+        if scope == .fileSystem { return }
+        #endif
+        condition.lock()
+        pending += bytes
+        guard pending >= Self.step, !flushing else {
+            condition.unlock()
+            return
+        }
+        // The flush may outlast the writer's descriptor (a failed install closes it at once).
+        let own = dup(descriptor)
+        guard own >= 0 else {
+            condition.unlock()
+            return
+        }
+        pending = 0
+        flushing = true
+        started += 1
+        condition.unlock()
+        let scope = scope
+        Thread.detachNewThread { [self] in
+            switch scope {
+            case .file: _ = fsync(own)
+            case .fileSystem:
+                #if os(Linux)
+                _ = CSyscalls_syncfs(own)
+                #endif
+            }
+            close(own)
+            condition.lock()
+            flushing = false
+            condition.broadcast()
+            condition.unlock()
+        }
+    }
+
+    /// Waits for the flush under way, if any.
+    func wait() {
+        condition.lock()
+        while flushing { condition.wait() }
+        condition.unlock()
+    }
+}
