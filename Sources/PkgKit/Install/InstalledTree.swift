@@ -4,6 +4,7 @@ import Glibc
 import Darwin
 #endif
 import Crypto
+import Foundation
 
 /// What an installed version folder holds, read from the folder itself (no manifest is kept), never
 /// following a link: the basis of "same files" for extract and of the reuse plan of a delta update.
@@ -56,32 +57,48 @@ struct InstalledTree {
         guard fd >= 0 else { throw InstallError.io(path: product.path(name), errnoText()) }
         defer { close(fd) }
         var tree = InstalledTree()
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
-        try tree.collect(fd, prefix: "", path: product.path(name), hashing: hashing, buffer: buffer)
+        try tree.collect(fd, prefix: "", path: product.path(name), hashing: hashing)
         return tree
     }
 
-    private mutating func collect(_ dir: Int32, prefix: String, path: String, hashing: (Int64) -> Bool,
-                                  buffer: UnsafeMutableRawBufferPointer) throws {
+    /// Hashing takes one thread per core (at most this many), a folder at a time: a delta sync
+    /// reads every installed file it might reuse, and sha1 on one thread was most of its time.
+    static let maxJobs = 4
+
+    private mutating func collect(_ dir: Int32, prefix: String, path: String, hashing: (Int64) -> Bool) throws {
+        var entries: [(name: String, info: stat)] = []
         for name in try listNames(dir, path: path) {
-            let relative = prefix + name
             var info = stat()
             guard fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { throw InstallError.io(path: path + "/" + name, errnoText()) }
-            switch info.st_mode & S_IFMT {
+            entries.append((name, info))
+        }
+        // The folder's files are hashed on every core while `dir` stays open, and taken in order.
+        let wanted = entries.indices.filter {
+            entries[$0].info.st_mode & S_IFMT == S_IFREG && hashing(Int64(entries[$0].info.st_size))
+        }
+        let names = wanted.map { entries[$0].name }
+        var hashed: [Int: Hashed] = [:]
+        let jobs = min(Self.maxJobs, ProcessInfo.processInfo.activeProcessorCount, names.count)
+        try OrderedWorkPool.run(count: names.count, jobs: jobs, window: 64, work: { index in
+            try Self.hash(dir, names[index], path: path + "/" + names[index])
+        }, consume: { index, file in
+            hashed[wanted[index]] = file
+        })
+        for (index, entry) in entries.enumerated() {
+            let relative = prefix + entry.name
+            switch entry.info.st_mode & S_IFMT {
             case S_IFDIR:
-                let child = openat(dir, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-                guard child >= 0 else { throw InstallError.io(path: path + "/" + name, errnoText()) }
+                let child = openat(dir, entry.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                guard child >= 0 else { throw InstallError.io(path: path + "/" + entry.name, errnoText()) }
                 defer { close(child) }
-                try collect(child, prefix: relative + "/", path: path + "/" + name, hashing: hashing, buffer: buffer)
+                try collect(child, prefix: relative + "/", path: path + "/" + entry.name, hashing: hashing)
             case S_IFLNK:
                 var target = [UInt8](repeating: 0, count: 4097)
-                let count = readlinkat(dir, name, &target, target.count - 1)
-                guard count >= 0 else { throw InstallError.io(path: path + "/" + name, errnoText()) }
+                let count = readlinkat(dir, entry.name, &target, target.count - 1)
+                guard count >= 0 else { throw InstallError.io(path: path + "/" + entry.name, errnoText()) }
                 digests[relative] = "link:" + String(decoding: target[0..<count], as: UTF8.self)
             case S_IFREG:
-                guard hashing(Int64(info.st_size)) else { continue }
-                let file = try Self.hash(dir, name, path: path + "/" + name, buffer: buffer)
+                guard let file = hashed[index] else { continue }
                 files.append(File(relativePath: relative, identity: file.identity, sha1: file.sha1, executable: file.executable))
                 digests[relative] = file.sha1
             default:
@@ -90,12 +107,24 @@ struct InstalledTree {
         }
     }
 
+    /// What reading a file once tells.
+    struct Hashed: Sendable {
+        var sha1: String
+        var executable: ExecutableFormat?
+        var identity: Identity
+    }
+
     /// Reads a file once: its sha1, what its first bytes are, and who it was while it was read.
-    static func hash(_ dir: Int32, _ name: String, path: String,
-                     buffer: UnsafeMutableRawBufferPointer) throws -> (sha1: String, executable: ExecutableFormat?, identity: Identity) {
+    static func hash(_ dir: Int32, _ name: String, path: String) throws -> Hashed {
         let file = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard file >= 0 else { throw InstallError.io(path: path, errnoText()) }
         defer { close(file) }
+        var info = stat()
+        guard fstat(file, &info) == 0 else { throw InstallError.io(path: path, errnoText()) }
+        // Most files are small: a buffer their size (at most 1 MiB) costs no mapping of its own.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Int(min(max(Int64(info.st_size) + 1, 4096), 1 << 20)),
+                                                            alignment: 16)
+        defer { buffer.deallocate() }
         var sha1 = Insecure.SHA1()
         var head: [UInt8] = []
         while true {
@@ -106,8 +135,7 @@ struct InstalledTree {
             if head.count < ExecutableFormat.headBytes { head += chunk.prefix(ExecutableFormat.headBytes - head.count) }
             sha1.update(bufferPointer: chunk)
         }
-        var info = stat()
         guard fstat(file, &info) == 0 else { throw InstallError.io(path: path, errnoText()) }
-        return (sha1.finalize().hexString, ExecutableFormat.detect(head), Identity(info))
+        return Hashed(sha1: sha1.finalize().hexString, executable: ExecutableFormat.detect(head), identity: Identity(info))
     }
 }
