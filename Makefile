@@ -47,8 +47,8 @@ MANPAGE     ?= .build/plugins/GenerateManual/outputs/pkgtool/pkgtool.1
 COMPLETIONS_DIR ?= build/completions
 DOCS_DIR    := build/docs
 QUIETLY     := bash scripts/quietly.sh
-# The one place the version is written is Sources/PkgKit/Version.swift.
-VERSION     := $(shell sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/PkgKit/Version.swift)
+# The one place the version is written is Sources/PkgKit/Support/Version.swift.
+VERSION     := $(shell sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/PkgKit/Support/Version.swift)
 
 .DEFAULT_GOAL := build
 

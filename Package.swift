@@ -50,7 +50,9 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "SystemPackage", package: "swift-system"),
                 .product(name: "SwiftASN1", package: "swift-asn1"),
-            ]),
+            ],
+            // The layer table that LayeringTests holds the sources to.
+            exclude: ["README.md"]),
         .target(
             name: "PkgKitArchive",
             dependencies: ["PkgKit", "CArchive", .product(name: "Crypto", package: "swift-crypto")]),

@@ -32,7 +32,7 @@ import TestSupport
             #expect(expected[file.relativePath] == file.sha1, "\(file.relativePath)")
             var info = stat()
             #expect(stat(s.path(version + "/" + file.relativePath), &info) == 0)
-            #expect(file.identity == InstalledTree.Identity(info), "\(file.relativePath)")
+            #expect(file.identity == FileIdentity(info), "\(file.relativePath)")
         }
         #expect(tree.digests["Contents/d/escape"] == "link:" + s.path("outside"))
         #expect(!tree.digests.keys.contains { $0.contains("secret") })

@@ -6,7 +6,7 @@ import Darwin
 #endif
 
 /// Small checked wrappers over the descriptor calls the installer makes.
-func check(_ result: Int32, _ path: String) throws {
+func checkCall(_ result: Int32, _ path: String) throws {
     if result != 0 { throw InstallError.io(path: path, errnoText()) }
 }
 
@@ -44,9 +44,9 @@ func removeTree(_ dir: Int32, name: String) throws {
         guard child >= 0 else { throw InstallError.io(path: name, errnoText()) }
         defer { close(child) }
         for inner in try listNames(child, path: name) { try removeTree(child, name: inner) }
-        try check(unlinkat(dir, name, AT_REMOVEDIR), name)
+        try checkCall(unlinkat(dir, name, AT_REMOVEDIR), name)
     } else {
-        try check(unlinkat(dir, name, 0), name)
+        try checkCall(unlinkat(dir, name, 0), name)
     }
 }
 
@@ -72,7 +72,7 @@ func replaceFolder(_ name: String, with staging: String, in dir: Int32, path: St
     guard errno == EINVAL || errno == ENOSYS else { throw InstallError.io(path: path + "/" + name, errnoText()) }
     #endif
     let old = ProductFolder.replacingPrefix + randomSuffix()
-    try check(renameat(dir, name, dir, old), path + "/" + old)
+    try checkCall(renameat(dir, name, dir, old), path + "/" + old)
     if renameat(dir, staging, dir, name) != 0 {
         let message = errnoText()
         renameat(dir, old, dir, name)

@@ -9,35 +9,11 @@ import Foundation
 /// What an installed version folder holds, read from the folder itself (no manifest is kept), never
 /// following a link: the basis of "same files" for extract and of the reuse plan of a delta update.
 struct InstalledTree {
-    /// Who a file is on disk, to check that a file hashed earlier is still the same one.
-    struct Identity: Equatable, Sendable {
-        var device: UInt64
-        var inode: UInt64
-        var mode: UInt32
-        var size: Int64
-        var modified: Int64
-        var changed: Int64
-
-        init(_ info: stat) {
-            device = UInt64(info.st_dev)
-            inode = UInt64(info.st_ino)
-            mode = UInt32(info.st_mode)
-            size = Int64(info.st_size)
-            #if canImport(Darwin)
-            modified = Int64(info.st_mtimespec.tv_sec) * 1_000_000_000 + Int64(info.st_mtimespec.tv_nsec)
-            changed = Int64(info.st_ctimespec.tv_sec) * 1_000_000_000 + Int64(info.st_ctimespec.tv_nsec)
-            #else
-            modified = Int64(info.st_mtim.tv_sec) * 1_000_000_000 + Int64(info.st_mtim.tv_nsec)
-            changed = Int64(info.st_ctim.tv_sec) * 1_000_000_000 + Int64(info.st_ctim.tv_nsec)
-            #endif
-        }
-    }
-
     /// A regular file, hashed.
     struct File: Sendable {
         /// Its path below the version folder.
         var relativePath: String
-        var identity: Identity
+        var identity: FileIdentity
         /// Lowercase hex sha1 of its bytes.
         var sha1: String
         /// Machine code or script found in its first bytes.
@@ -111,7 +87,7 @@ struct InstalledTree {
     struct Hashed: Sendable {
         var sha1: String
         var executable: ExecutableFormat?
-        var identity: Identity
+        var identity: FileIdentity
     }
 
     /// Reads a file once: its sha1, what its first bytes are, and who it was while it was read.
@@ -136,6 +112,6 @@ struct InstalledTree {
             sha1.update(bufferPointer: chunk)
         }
         guard fstat(file, &info) == 0 else { throw InstallError.io(path: path, errnoText()) }
-        return Hashed(sha1: sha1.finalize().hexString, executable: ExecutableFormat.detect(head), identity: Identity(info))
+        return Hashed(sha1: sha1.finalize().hexString, executable: ExecutableFormat.detect(head), identity: FileIdentity(info))
     }
 }

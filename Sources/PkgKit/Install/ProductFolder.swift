@@ -147,9 +147,9 @@ final class ProductFolder {
         do {
             fchmod(fd, 0o644)
             try data.withUnsafeBytes { try writeAll(fd, $0, path: recordPath) }
-            try check(fsync(fd), recordPath)
+            try checkCall(fsync(fd), recordPath)
             close(fd)
-            try check(renameat(descriptor, temporary, descriptor, Self.recordName), recordPath)
+            try checkCall(renameat(descriptor, temporary, descriptor, Self.recordName), recordPath)
         } catch {
             close(fd)
             unlinkat(descriptor, temporary, 0)
@@ -182,7 +182,7 @@ final class ProductFolder {
 
     /// Renames `name` to `newName` in this folder.
     func rename(_ name: String, to newName: String) throws {
-        try check(renameat(descriptor, name, descriptor, newName), path(newName))
+        try checkCall(renameat(descriptor, name, descriptor, newName), path(newName))
     }
 
     /// Removes `name` and everything below it, never following a link.

@@ -37,7 +37,7 @@ struct ReusedFileLinker {
         let last = parts.last!
         var info = stat()
         guard fstatat(folder, last, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG,
-              InstalledTree.Identity(info) == reused.identity else { throw changed(sourcePath) }
+              FileIdentity(info) == reused.identity else { throw changed(sourcePath) }
         // A file whose mode was changed since it was installed is copied: the new version's files are 0644.
         if info.st_mode & 0o7777 == 0o644 {
             if linkat(folder, last, parent, name, 0) == 0 { return }

@@ -32,7 +32,7 @@ final class StagingWriter: EntrySink {
         path = productPath + "/" + name
         self.product = product
         self.productPath = productPath
-        if create { try check(mkdirat(product, name, 0o755), path) }
+        if create { try checkCall(mkdirat(product, name, 0o755), path) }
         let root = openat(product, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard root >= 0 else { throw InstallError.io(path: path, errnoText()) }
         fchmod(root, 0o755)
@@ -72,7 +72,7 @@ final class StagingWriter: EntrySink {
             fchmod(file, 0o644)
         case .symlink:
             let parent = try tree.directory(Array(parts.dropLast()))
-            try check(symlinkat(String(decoding: entry.linkTarget ?? [], as: UTF8.self), parent, parts.last!), path + "/" + relative)
+            try checkCall(symlinkat(String(decoding: entry.linkTarget ?? [], as: UTF8.self), parent, parts.last!), path + "/" + relative)
         case .hardlink:
             if let target = entry.hardlinkTarget?.contentsRelative {
                 hardlinks.append((parts, target.split(separator: "/").map(String.init)))
@@ -129,7 +129,7 @@ final class StagingWriter: EntrySink {
             }
             let from = try tree.directory(Array(target.dropLast()), create: false)
             let to = try tree.directory(Array(link.dropLast()))
-            try check(linkat(from, target.last!, to, link.last!, 0), path + "/" + link.joined(separator: "/"))
+            try checkCall(linkat(from, target.last!, to, link.last!, 0), path + "/" + link.joined(separator: "/"))
         }
     }
 

@@ -59,7 +59,7 @@ final class PackStaging {
     func stage(_ package: String, as packID: String, context: RuleContext, digests: Bool,
                options: ConvertOptions) throws -> PackageCheck {
         let name = mine + packID
-        try check(mkdirat(folder, name, 0o755), output + "/" + name)
+        try checkCall(mkdirat(folder, name, 0o755), output + "/" + name)
         staged.append(name)
         let pack = openat(folder, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard pack >= 0 else { throw InstallError.io(path: output + "/" + name, errnoText()) }
@@ -108,11 +108,11 @@ final class PackStaging {
             if fstatat(folder, packID, &info, AT_SYMLINK_NOFOLLOW) == 0 {
                 try replaceFolder(packID, with: mine + packID, in: folder, path: output)
             } else {
-                try check(renameat(folder, mine + packID, folder, packID), output + "/" + packID)
+                try checkCall(renameat(folder, mine + packID, folder, packID), output + "/" + packID)
             }
         }
         for name in files {
-            try check(renameat(folder, mine + name, folder, name), output + "/" + name)
+            try checkCall(renameat(folder, mine + name, folder, name), output + "/" + name)
         }
         fsync(folder)
         staged.removeAll()
@@ -136,7 +136,7 @@ final class PackStaging {
         defer { close(fd) }
         fchmod(fd, 0o644)
         try data.withUnsafeBytes { try writeAll(fd, $0, path: path) }
-        try check(fsync(fd), path)
+        try checkCall(fsync(fd), path)
     }
 
     /// Removes staging whose process is gone (killed mid-conversion).

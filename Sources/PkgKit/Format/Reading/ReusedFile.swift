@@ -7,7 +7,7 @@ struct ReusedFile: Sendable {
     /// Its path below that folder.
     var relativePath: String
     /// Who it was when it was hashed: it is used only if it is still that file.
-    var identity: InstalledTree.Identity
+    var identity: FileIdentity
     /// Its sha1, equal to the package's `extracted-checksum`.
     var sha1: String
     /// What its first bytes are (executable detection without reading it again).
