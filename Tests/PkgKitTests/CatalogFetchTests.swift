@@ -25,8 +25,8 @@ import TestSupport
     @Test func aSignedCatalogVerifies() async throws {
         defer { server.stop() }
         server.plan("catalog.json", [.status(503)])
-        let fetched = try await Catalog.fetch(from: server.url("catalog.json"), using: URLSessionTransport(),
-                                              trustedKey: key.publicKey, retryPolicy: quickRetries)
+        let fetched = try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(),
+                                              trustedKey: key.publicKey, retryPolicy: instantRetries)
         #expect(fetched.bytes == bytes)
         #expect(fetched.verified)
         #expect(fetched.catalog.product("com.example.book")?.latest.description == "1.0")
@@ -36,20 +36,20 @@ import TestSupport
     @Test func aMissingOrWrongSignatureIsRefused() async throws {
         defer { server.stop() }
         await #expect(throws: SignatureError.self) {
-            try await Catalog.fetch(from: server.url("catalog.json"), using: URLSessionTransport(),
-                                    trustedKey: CatalogSigningKey().publicKey, retryPolicy: quickRetries)
+            try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(),
+                                    trustedKey: CatalogSigningKey().publicKey, retryPolicy: instantRetries)
         }
         try FileManager.default.removeItem(atPath: folder.path("site/catalog.json.sig"))
         do {
-            _ = try await Catalog.fetch(from: server.url("catalog.json"), using: URLSessionTransport(),
-                                        trustedKey: key.publicKey, retryPolicy: quickRetries)
+            _ = try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(),
+                                        trustedKey: key.publicKey, retryPolicy: instantRetries)
             Issue.record("a missing signature must be refused")
         } catch let error as SignatureError {
             #expect(error.diagnostic.code == .badSignature)
             #expect(error.reason.contains("missing"))
         }
         // Without a trusted key, no signature is asked for.
-        _ = try await Catalog.fetch(from: server.url("catalog.json"), using: URLSessionTransport(), retryPolicy: quickRetries)
+        _ = try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(), retryPolicy: instantRetries)
         #expect(server.log.last?.path == "/catalog.json")
     }
 
@@ -57,7 +57,7 @@ import TestSupport
         defer { server.stop() }
         server.always("catalog.json", .htmlInsteadOfFile)
         do {
-            _ = try await Catalog.fetch(from: server.url("catalog.json"), using: URLSessionTransport(), retryPolicy: quickRetries)
+            _ = try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(), retryPolicy: instantRetries)
             Issue.record("an HTML page must be refused")
         } catch let error as CatalogError {
             #expect(error.diagnostic.code == .invalidCatalog)
@@ -65,8 +65,8 @@ import TestSupport
         }
         // Signed or not: the signature check fails first, on bytes that were never signed.
         await #expect(throws: SignatureError.self) {
-            try await Catalog.fetch(from: server.url("catalog.json"), using: URLSessionTransport(),
-                                    trustedKey: key.publicKey, retryPolicy: quickRetries)
+            try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(),
+                                    trustedKey: key.publicKey, retryPolicy: instantRetries)
         }
     }
 

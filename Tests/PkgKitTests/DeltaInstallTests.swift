@@ -10,7 +10,7 @@ import TestSupport
     static let id = "com.example.delta"
 
     /// Copies `ranges` of `package` into a sparse file of the same size at `sparse`.
-    static func assemble(_ package: String, into sparse: String, ranges: [DeltaPlan.ByteRange]) throws {
+    static func assemble(_ package: String, into sparse: String, ranges: [Range<Int64>]) throws {
         let source = try FileHandle(forReadingFrom: URL(fileURLWithPath: package))
         defer { try? source.close() }
         #expect(FileManager.default.createFile(atPath: sparse, contents: nil))
@@ -19,9 +19,9 @@ import TestSupport
         let size = try FileManager.default.attributesOfItem(atPath: package)[.size] as! Int
         try target.truncate(atOffset: UInt64(size))
         for range in ranges {
-            try source.seek(toOffset: UInt64(range.start))
+            try source.seek(toOffset: UInt64(range.lowerBound))
             let bytes = try source.read(upToCount: Int(range.count)) ?? Data()
-            try target.seek(toOffset: UInt64(range.start))
+            try target.seek(toOffset: UInt64(range.lowerBound))
             try target.write(contentsOf: bytes)
         }
     }
@@ -48,7 +48,7 @@ import TestSupport
         let packageSize = Int64(try FileManager.default.attributesOfItem(atPath: v2.pkg)[.size] as! Int)
         let header = try FileHandle(forReadingFrom: URL(fileURLWithPath: v2.pkg)).read(upToCount: 28)!
         let tocLength = header[8..<16].reduce(Int64(0)) { $0 << 8 | Int64($1) }
-        try Self.assemble(v2.pkg, into: sparse, ranges: [.init(start: 0, end: 28 + tocLength + 20)])
+        try Self.assemble(v2.pkg, into: sparse, ranges: [0 ..< 28 + tocLength + 20])
         let (toc, wanted) = try #require(DeltaPlan.wantedFiles(inTOCOf: sparse))
         let product = try #require(try ProductFolder.open(documents: s.documents, identifier: Self.id, create: false))
         let sizes = DeltaPlan.sizes(of: wanted)
@@ -59,7 +59,7 @@ import TestSupport
         // Changed: a.txt, new.txt and edited.bin (and ContentInfo.plist, always fetched).
         #expect(plan.fetchedFiles == 3)
         #expect(plan.fetchBytes < 50_000, "fetching \(plan.fetchBytes) bytes")
-        try Self.assemble(v2.pkg, into: sparse, ranges: [.init(start: 0, end: 28 + tocLength + 20)] + plan.fetch)
+        try Self.assemble(v2.pkg, into: sparse, ranges: [0 ..< 28 + tocLength + 20] + plan.fetch)
 
         let report = try installer.install(.delta(sparse, shownAs: "v2.pkg", name: "1.1.pkg", reused: plan.reused, reusedEntries: plan.reusedEntries), into: product,
                                            options: InstallOptions(expectedProductIdentifier: Self.id, expectedContentVersion: "1.1"))
@@ -92,7 +92,7 @@ import TestSupport
         #expect(try installer.install(v1.pkg).status == .installed)
         let sparse = s.path("Documents/\(Self.id)/.delta-1.1.part")
         let size = Int64(try FileManager.default.attributesOfItem(atPath: v2.pkg)[.size] as! Int)
-        try Self.assemble(v2.pkg, into: sparse, ranges: [.init(start: 0, end: size)])
+        try Self.assemble(v2.pkg, into: sparse, ranges: [0 ..< size])
         let (toc, wanted) = try #require(DeltaPlan.wantedFiles(inTOCOf: sparse))
         let product = try #require(try ProductFolder.open(documents: s.documents, identifier: Self.id, create: false))
         let installed = try InstalledTree.scan(product, version: "1.0")

@@ -18,13 +18,13 @@ struct NginxDownloadTests {
     func download(_ server: NginxServer, path: String = "com.example.book/1.0.pkg", sha256: String? = nil,
                   size: Int64? = nil) -> ResumableDownload {
         ResumableDownload(url: server.url(path), partPath: folder.path("1.0.part"), expectedSize: size ?? Int64(data.count),
-                          expectedSHA256: sha256 ?? sha256Hex(data), retryPolicy: quickRetries)
+                          expectedSHA256: sha256 ?? sha256Hex(data), retryPolicy: instantRetries)
     }
 
     @Test func fullDownload() async throws {
         let nginx = try NginxServer(root: folder.path("site"))
         defer { nginx.stop() }
-        let result = try await download(nginx).run(using: URLSessionTransport())
+        let result = try await download(nginx).run(using: StandardTransport())
         #expect(folder.contents("1.0.part") == data)
         #expect(result.bytesDownloaded == Int64(data.count))
         let log = nginx.log(atLeast: 1)
@@ -35,7 +35,7 @@ struct NginxDownloadTests {
         let nginx = try NginxServer(root: folder.path("site"))
         defer { nginx.stop() }
         try folder.write("1.0.part", data.prefix(250_000))
-        let result = try await download(nginx).run(using: URLSessionTransport())
+        let result = try await download(nginx).run(using: StandardTransport())
         #expect(folder.contents("1.0.part") == data)
         #expect(result.resumedFrom == 250_000)
         #expect(nginx.log(atLeast: 1) == [ServedRequest(path: "/com.example.book/1.0.pkg", range: "bytes=250000-",
@@ -46,7 +46,7 @@ struct NginxDownloadTests {
         let nginx = try NginxServer(root: folder.path("site"), limitRate: 100_000)
         defer { nginx.stop() }
         let job = download(nginx)
-        let first = Task { try await job.run(using: URLSessionTransport()) }
+        let first = Task { try await job.run(using: StandardTransport()) }
         // Cancelled once some bytes are in (however busy the machine), long before the end.
         let deadline = Date().addingTimeInterval(30)
         while (folder.size("1.0.part") ?? 0) == 0 && Date() < deadline { try await Task.sleep(nanoseconds: 10_000_000) }
@@ -54,7 +54,7 @@ struct NginxDownloadTests {
         await #expect(throws: CancellationError.self) { try await first.value }
         let kept = folder.size("1.0.part") ?? 0
         #expect(kept > 0 && kept < Int64(data.count))
-        let result = try await download(nginx).run(using: URLSessionTransport())
+        let result = try await download(nginx).run(using: StandardTransport())
         #expect(folder.contents("1.0.part") == data)
         #expect(result.resumedFrom == kept)
         let log = nginx.log(atLeast: 2)
@@ -68,7 +68,7 @@ struct NginxDownloadTests {
         let nginx = try NginxServer(root: folder.path("site"), honorRanges: false)
         defer { nginx.stop() }
         try folder.write("1.0.part", data.prefix(100_000))
-        let result = try await download(nginx).run(using: URLSessionTransport())
+        let result = try await download(nginx).run(using: StandardTransport())
         #expect(folder.contents("1.0.part") == data)
         #expect(result.resumedFrom == 0)
         let log = nginx.log(atLeast: 1)
@@ -80,7 +80,7 @@ struct NginxDownloadTests {
         let nginx = try NginxServer(root: folder.path("site"))
         defer { nginx.stop() }
         await #expect(throws: TransportError.status(404, url: nginx.url("com.example.book/9.9.pkg").absoluteString)) {
-            try await download(nginx, path: "com.example.book/9.9.pkg").run(using: URLSessionTransport())
+            try await download(nginx, path: "com.example.book/9.9.pkg").run(using: StandardTransport())
         }
         #expect(nginx.log(atLeast: 1).map(\.status) == [404])
     }
@@ -89,7 +89,7 @@ struct NginxDownloadTests {
         let nginx = try NginxServer(root: folder.path("site"))
         defer { nginx.stop() }
         do {
-            _ = try await download(nginx, size: 1_000).run(using: URLSessionTransport())
+            _ = try await download(nginx, size: 1_000).run(using: StandardTransport())
             Issue.record("must be refused")
         } catch let error as DownloadError {
             #expect(error.isRefusal)
@@ -101,7 +101,7 @@ struct NginxDownloadTests {
         let nginx = try NginxServer(root: folder.path("site"))
         defer { nginx.stop() }
         await #expect(throws: DownloadError.self) {
-            try await download(nginx, sha256: String(repeating: "0", count: 64)).run(using: URLSessionTransport())
+            try await download(nginx, sha256: String(repeating: "0", count: 64)).run(using: StandardTransport())
         }
         #expect(!FileManager.default.fileExists(atPath: folder.path("1.0.part")))
     }

@@ -16,9 +16,6 @@ public func pseudoRandomData(_ count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15)
 /// Lowercase hex sha256.
 public func sha256Hex(_ data: Data) -> String { SHA256.hash(data: data).hexString }
 
-/// A retry policy with tiny waits, for tests.
-public let quickRetries = RetryPolicy(maximumAttempts: 4, initialDelay: 0.01, multiplier: 2, maximumDelay: 0.05, jitter: 0)
-
 /// Progress reports collected from the transport's thread.
 public final class ProgressLog: @unchecked Sendable {
     // @unchecked: `values` is only touched under `lock`.

@@ -124,6 +124,20 @@ import Glibc
         where FileManager.default.fileExists(atPath: "\(Self.root)/Sources/\(module)/module.modulemap") {
             extract += ["-Xcc", "-fmodule-map-file=\(Self.root)/Sources/\(module)/module.modulemap"]
         }
+        // And the C modules of the packages it depends on (NIO's, swift-numerics' shims…), as the
+        // build found them: generated beside the build's objects, or in the package's checkout.
+        let debug = Self.root + "/.build/debug"
+        for built in try FileManager.default.contentsOfDirectory(atPath: debug).sorted() where built.hasSuffix(".build") {
+            let name = String(built.dropLast(6))
+            let candidates = ["\(debug)/\(built)/module.modulemap"]
+                + ((try? FileManager.default.contentsOfDirectory(atPath: Self.root + "/.build/checkouts")) ?? []).sorted().flatMap {
+                    ["\(Self.root)/.build/checkouts/\($0)/Sources/\(name)/include/module.modulemap",
+                     "\(Self.root)/.build/checkouts/\($0)/Sources/\(name)/module.modulemap"]
+                }
+            if let map = candidates.first(where: FileManager.default.fileExists(atPath:)) {
+                extract += ["-Xcc", "-fmodule-map-file=\(map)"]
+            }
+        }
         extract += ["-Xcc", "-I/usr/include/libxml2"]
         try s.mkdir("symbols")
         let symbols = try CommandRunner.run("/usr/bin/env", extract)

@@ -234,7 +234,9 @@ import TestSupport
         #expect(differences(productFolder + "/1.0", expected: snapshot(v10.contents)).isEmpty)
         let requests = server.log(for: path)
         #expect(requests.count == 4, "\(requests)")
-        #expect(requests.last?.range == "bytes=250000-", "\(requests)")
+        // Each retry resumed from what the `.part` held (a transport may lose what it had
+        // buffered when a connection drops, so the exact offsets are its own).
+        #expect(requests.map { $0.range == nil } == [true, true, false, false], "\(requests)")
         expectTidy()
     }
 

@@ -10,8 +10,9 @@ import PkgKit
 enum Interruption {
     /// The flag the library's long work checks.
     static let cancellation = Cancellation()
-    /// How long work may take to stop after the first signal.
-    static let grace: Double = 5
+    /// How long work may take to stop after the first signal: within it, a sync or an extract
+    /// ends on its own (SPEC section 7 gives it 2 seconds in every state).
+    static let grace: Double = 1.5
     // Only read or written under `lock`.
     nonisolated(unsafe) private static var received: Int32 = 0
     private static let lock = NSLock()

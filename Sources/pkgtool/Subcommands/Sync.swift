@@ -36,6 +36,9 @@ extension Pkgtool {
         @Flag(name: .customLong("no-delta"), help: "Always download whole packages.")
         var noDelta = false
 
+        @Option(help: ArgumentHelp("Fail a transfer that receives nothing for this many seconds (it is retried a few times).", valueName: "SECONDS"))
+        var timeout: Double = 30
+
         @OptionGroup var limit: LimitOptions
         @OptionGroup var outputOptions: OutputOptions
         @ParentCommand var root: Pkgtool
@@ -45,6 +48,7 @@ extension Pkgtool {
 
         func validate() throws {
             if let keep, keep < 1 { throw ValidationError("--keep must be at least 1") }
+            guard timeout > 0, timeout <= 86_400 else { throw ValidationError("--timeout must be a number of seconds above 0 and at most 86400") }
         }
 
         func run() async throws {
@@ -66,7 +70,9 @@ extension Pkgtool {
             }
             Interruption.install()
             let options = SyncClient.Options(products: products, trustedKey: trustedKey, keep: keep, limits: limit.limits,
-                                             delta: !noDelta, cancellation: Interruption.cancellation)
+                                             delta: !noDelta,
+                                             transferPolicy: TransferPolicy(idleTimeout: .milliseconds(Int64(timeout * 1000))),
+                                             cancellation: Interruption.cancellation)
             let bar = ProgressBar(enabled: !output.json && !output.quiet)
             let report: SyncReport
             do {

@@ -21,11 +21,12 @@ extension Catalog {
     /// (`invalid-catalog`: not the catalog's shape, or too large), `TransportError` (the server
     /// could not be read), `CancellationError`.
     public static func fetch(from url: URL, using transport: any HTTPTransport, trustedKey: CatalogVerifyingKey? = nil,
-                             retryPolicy: RetryPolicy = RetryPolicy()) async throws -> FetchedCatalog {
+                             retryPolicy: RetryPolicy = RetryPolicy(),
+                             transferPolicy: TransferPolicy = TransferPolicy()) async throws -> FetchedCatalog {
         let bytes: Data
         do {
-            bytes = try await retryPolicy.run { _, _ in
-                try await transport.fetchData(url, maximumBytes: Int64(Catalog.maximumBytes))
+            bytes = try await retryPolicy.run(clock: transferPolicy.clock) { _, _ in
+                try await transport.fetchData(url, maximumBytes: Int64(Catalog.maximumBytes), policy: transferPolicy)
             }
         } catch TransportError.bodyTooLong {
             throw CatalogError("it is over the \(Catalog.maximumBytes)-byte limit")
@@ -33,8 +34,8 @@ extension Catalog {
         if let trustedKey {
             var signature: Data?
             do {
-                signature = try await retryPolicy.run { _, _ in
-                    try await transport.fetchData(signatureURL(for: url), maximumBytes: 4096)
+                signature = try await retryPolicy.run(clock: transferPolicy.clock) { _, _ in
+                    try await transport.fetchData(signatureURL(for: url), maximumBytes: 4096, policy: transferPolicy)
                 }
             } catch let error as TransportError {
                 // Only "not there" means missing; anything else is a failure to read the server.

@@ -11,6 +11,7 @@ struct DeltaDownload: Sendable {
     var entry: CatalogVersion
     var transport: any HTTPTransport
     var retryPolicy: RetryPolicy
+    var transferPolicy: TransferPolicy
 
     /// How much of the header and TOC the first request asks for: most TOCs fit.
     static let firstRequestBytes: Int64 = 64 << 10
@@ -40,7 +41,7 @@ struct DeltaDownload: Sendable {
             // The header and (most likely) the whole TOC and its checksum in one request. A server
             // that ignores Range sends the whole package instead: that is then the one download.
             var fetchedEnd = min(entry.size, Self.firstRequestBytes)
-            if try await fetch(.init(start: 0, end: fetchedEnd), into: copy, received: received, acceptWhole: true,
+            if try await fetch(0 ..< fetchedEnd, into: copy, received: received, acceptWhole: true,
                                advanced: { progress?(received.value, entry.size) }) {
                 let digest = try copy.sha256(ofFirst: entry.size)
                 guard digest == entry.sha256.lowercased() else {
@@ -58,7 +59,7 @@ struct DeltaDownload: Sendable {
             // The TOC's own checksum follows it in every xar writer's output (heap offset 0).
             let wanted = min(entry.size, tocEnd + 64)
             if wanted > fetchedEnd {
-                try await fetch(.init(start: fetchedEnd, end: wanted), into: copy, received: received)
+                try await fetch(fetchedEnd ..< wanted, into: copy, received: received)
                 fetchedEnd = wanted
             }
             let digest = try copy.sha256(ofFirst: tocEnd)
@@ -68,11 +69,11 @@ struct DeltaDownload: Sendable {
             guard let (toc, wantedFiles) = DeltaPlan.wantedFiles(inTOCOf: copy.path) else {
                 return .notApplicable("its table of contents does not parse")
             }
-            var ranges: [DeltaPlan.ByteRange] = []
+            var ranges: [Range<Int64>] = []
             if let offset = toc.checksumOffset, let size = toc.checksumSize, offset >= 0, size > 0, size <= 64,
                case let (start, overflow) = toc.heapStart.addingReportingOverflow(offset), !overflow,
                start + size <= entry.size, start + size > fetchedEnd {
-                ranges.append(.init(start: start, end: start + size))
+                ranges.append(start ..< start + size)
             }
             let sizes = DeltaPlan.sizes(of: wantedFiles)
             let installed = try InstalledTree.scan(product, version: version) { sizes.contains($0) }
@@ -82,9 +83,9 @@ struct DeltaDownload: Sendable {
             }
             ranges = DeltaPlan.merge(ranges + plan.fetch.compactMap { range in
                 // What the first requests already brought is not fetched again.
-                range.end <= fetchedEnd ? nil : .init(start: max(range.start, fetchedEnd), end: range.end)
+                range.upperBound <= fetchedEnd ? nil : max(range.lowerBound, fetchedEnd) ..< range.upperBound
             })
-            let planned = ranges.reduce(Int64(0)) { $0 + $1.count }
+            let planned = ranges.reduce(Int64(0)) { $0 + Int64($1.count) }
             let base = received.value
             for range in ranges {
                 try await fetch(range, into: copy, received: received) { progress?(received.value - base, planned) }
@@ -99,19 +100,19 @@ struct DeltaDownload: Sendable {
     /// With `acceptWhole`, a 200 (the server ignores Range) is taken as the whole package, written
     /// from byte 0 and bounded by the catalog's size; returns true when that happened.
     @discardableResult
-    private func fetch(_ range: DeltaPlan.ByteRange, into copy: SparseCopy, received: ByteCounter, acceptWhole: Bool = false,
+    private func fetch(_ range: Range<Int64>, into copy: SparseCopy, received: ByteCounter, acceptWhole: Bool = false,
                        advanced: (@Sendable () -> Void)? = nil) async throws -> Bool {
-        let position = ByteCounter(range.start)
+        let position = ByteCounter(range.lowerBound)
         let whole = ByteCounter(0)
         let link = url.absoluteString, total = entry.size
-        try await retryPolicy.run { _, madeProgress in
+        try await retryPolicy.run(clock: transferPolicy.clock) { _, madeProgress in
             let start = position.value
-            let end = whole.value == 1 ? total : range.end
+            let end = whole.value == 1 ? total : range.upperBound
             guard start < end else { return }
             defer { madeProgress = position.value > start }
-            let request = HTTPRequest(url: url, range: ByteRange(first: start, last: range.end - 1),
-                                      maximumBodyBytes: acceptWhole ? total : range.end - start)
-            _ = try await transport.get(request, onResponse: { head in
+            let request = HTTPRequest(url: url, range: ByteRange(start ..< range.upperBound),
+                                      maximumBodyBytes: acceptWhole ? total : range.upperBound - start)
+            _ = try await transport.get(request, policy: transferPolicy, onResponse: { head in
                 if head.statusCode == 200 {
                     guard acceptWhole else { throw RangesIgnored() }
                     guard head.contentLength == nil || head.contentLength == total else {
@@ -122,20 +123,20 @@ struct DeltaDownload: Sendable {
                     whole.add(1 - whole.value)
                     return
                 }
-                guard let sent = head.contentRange, sent.first == start, sent.last == range.end - 1, sent.total == nil || sent.total == total,
-                      head.contentLength == nil || head.contentLength == range.end - start else {
-                    throw DownloadError.sizeMismatch(url: link, "asked for bytes \(start)-\(range.end - 1) of \(total), the server sent something else")
+                guard let sent = head.contentRange, sent.first == start, sent.last == range.upperBound - 1, sent.total == nil || sent.total == total,
+                      head.contentLength == nil || head.contentLength == range.upperBound - start else {
+                    throw DownloadError.sizeMismatch(url: link, "asked for bytes \(start)-\(range.upperBound - 1) of \(total), the server sent something else")
                 }
             }, onBody: { chunk in
-                guard position.value + Int64(chunk.count) <= (whole.value == 1 ? total : range.end) else {
-                    throw DownloadError.bodyTooLong(url: link, limit: whole.value == 1 ? total : range.end - start)
+                guard position.value + Int64(chunk.count) <= (whole.value == 1 ? total : range.upperBound) else {
+                    throw DownloadError.bodyTooLong(url: link, limit: whole.value == 1 ? total : range.upperBound - start)
                 }
                 try copy.write(chunk, at: position.value)
                 position.add(Int64(chunk.count))
                 received.add(Int64(chunk.count))
                 advanced?()
             })
-            let wanted = whole.value == 1 ? total : range.end
+            let wanted = whole.value == 1 ? total : range.upperBound
             if position.value < wanted {
                 throw TransportError.connectionLost(url: link, "the body ended at byte \(position.value), before \(wanted)")
             }

@@ -7,24 +7,17 @@
 /// name or size. Everything else (changed files, ContentInfo.plist) is fetched as heap ranges,
 /// adjacent ranges merged into one request.
 struct DeltaPlan: Sendable {
-    /// A byte range of the package file, `start ..< end`.
-    struct ByteRange: Sendable, Equatable {
-        var start: Int64
-        var end: Int64
-        var count: Int64 { end - start }
-    }
-
     /// Files taken from the installed version, by their path in the package.
     var reused: [ArchivePath: ReusedFile] = [:]
     /// The same files by their place in the TOC's document order: their heap ranges are never read.
     var reusedEntries: Set<Int> = []
     /// Ranges of the package to download (heap data), sorted and merged.
-    var fetch: [ByteRange] = []
+    var fetch: [Range<Int64>] = []
     /// Files under `Contents/` whose data is fetched (ContentInfo.plist always is too).
     var fetchedFiles = 0
 
     /// Bytes the ranges cover.
-    var fetchBytes: Int64 { fetch.reduce(0) { $0 + $1.count } }
+    var fetchBytes: Int64 { fetch.reduce(0) { $0 + Int64($1.count) } }
 
     /// One regular file of the new package, as its TOC describes it.
     struct WantedFile: Sendable {
@@ -47,7 +40,7 @@ struct DeltaPlan: Sendable {
         var bySHA1: [String: InstalledTree.File] = [:]
         for file in installed.files where bySHA1[file.sha1] == nil { bySHA1[file.sha1] = file }
         var plan = DeltaPlan()
-        var ranges: [ByteRange] = []
+        var ranges: [Range<Int64>] = []
         for file in wanted {
             if file.path.isInsideContents, file.size > 0, let sha1 = file.sha1, let match = bySHA1[sha1], match.identity.size == file.size {
                 plan.reused[file.path] = ReusedFile(version: version, relativePath: match.relativePath, identity: match.identity,
@@ -58,7 +51,7 @@ struct DeltaPlan: Sendable {
             guard let length = file.length, length > 0 else { continue }
             guard let offset = file.offset, offset >= 0, case let (start, overflow) = heapStart.addingReportingOverflow(offset),
                   !overflow, start <= packageSize, length <= packageSize - start else { return nil }
-            ranges.append(ByteRange(start: start, end: start + length))
+            ranges.append(start ..< start + length)
             if file.path.isInsideContents { plan.fetchedFiles += 1 }
         }
         plan.fetch = merge(ranges)
@@ -66,11 +59,11 @@ struct DeltaPlan: Sendable {
     }
 
     /// Sorted, with overlapping or touching ranges joined.
-    static func merge(_ ranges: [ByteRange]) -> [ByteRange] {
-        var merged: [ByteRange] = []
-        for range in ranges.sorted(by: { $0.start < $1.start }) {
-            if let last = merged.last, range.start <= last.end {
-                merged[merged.count - 1].end = max(last.end, range.end)
+    static func merge(_ ranges: [Range<Int64>]) -> [Range<Int64>] {
+        var merged: [Range<Int64>] = []
+        for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
+            if let last = merged.last, range.lowerBound <= last.upperBound {
+                merged[merged.count - 1] = last.lowerBound ..< max(last.upperBound, range.upperBound)
             } else {
                 merged.append(range)
             }

@@ -99,7 +99,8 @@ struct ProductSync {
             let deltaName = ProductFolder.deltaPrefix + latestText + ".part"
             defer { try? folder.remove(deltaName) }
             let copy = try SparseCopy(folder: folder.descriptor, name: deltaName, path: folder.path(deltaName), size: latest.size)
-            let download = DeltaDownload(url: url, entry: latest, transport: client.transport, retryPolicy: options.retryPolicy)
+            let download = DeltaDownload(url: url, entry: latest, transport: client.transport, retryPolicy: options.retryPolicy,
+                                         transferPolicy: options.transferPolicy)
             let outcome = try await download.run(into: copy, product: folder, installedVersion: installedFolder,
                                                  received: received, progress: report(.downloading))
             switch outcome {
@@ -127,7 +128,7 @@ struct ProductSync {
         let partPath = folder.path(partName)
         try noteEntry(latest, for: partName, in: folder)
         let download = ResumableDownload(url: url, partPath: partPath, expectedSize: latest.size, expectedSHA256: latest.sha256,
-                                         retryPolicy: options.retryPolicy)
+                                         retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy)
         let downloaded: ResumableDownload.Result
         do {
             downloaded = try await download.run(using: client.transport, progress: report(.downloading))

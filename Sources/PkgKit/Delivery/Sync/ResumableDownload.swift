@@ -36,16 +36,19 @@ public struct ResumableDownload: Sendable {
     public var expectedSHA256: String
     /// How transient failures are retried.
     public var retryPolicy: RetryPolicy
+    /// How long the server may stay silent, on which clock (retry waits use it too).
+    public var transferPolicy: TransferPolicy
 
     /// A download of `url` into `partPath`, expected to be `expectedSize` bytes with sha256
     /// `expectedSHA256`.
     public init(url: URL, partPath: String, expectedSize: Int64, expectedSHA256: String,
-                retryPolicy: RetryPolicy = RetryPolicy()) {
+                retryPolicy: RetryPolicy = RetryPolicy(), transferPolicy: TransferPolicy = TransferPolicy()) {
         self.url = url
         self.partPath = partPath
         self.expectedSize = expectedSize
         self.expectedSHA256 = expectedSHA256.lowercased()
         self.retryPolicy = retryPolicy
+        self.transferPolicy = transferPolicy
     }
 
     /// What a finished download did.
@@ -71,7 +74,7 @@ public struct ResumableDownload: Sendable {
         let resumedFrom = part.length
         progress?(part.length, expectedSize)
         var attempts = 0
-        try await retryPolicy.run { number, madeProgress in
+        try await retryPolicy.run(clock: transferPolicy.clock) { number, madeProgress in
             attempts = number
             guard part.length < expectedSize else { return }
             let before = part.downloaded
@@ -93,10 +96,10 @@ public struct ResumableDownload: Sendable {
     /// the whole file.
     private func attempt(_ part: PartFile, transport: any HTTPTransport, progress: (@Sendable (Int64, Int64) -> Void)?) async throws {
         let offset = part.length
-        let request = HTTPRequest(url: url, range: offset > 0 ? ByteRange(first: offset) : nil, maximumBodyBytes: expectedSize)
+        let request = HTTPRequest(url: url, range: offset > 0 ? ByteRange(from: offset) : nil, maximumBodyBytes: expectedSize)
         let size = expectedSize, link = url.absoluteString
         do {
-            _ = try await transport.get(request, onResponse: { head in
+            _ = try await transport.get(request, policy: transferPolicy, onResponse: { head in
                 switch head.statusCode {
                 case 206:
                     guard offset > 0, let range = head.contentRange, range.first == offset, range.last == size - 1,

@@ -38,19 +38,23 @@ public struct SyncClient: Sendable {
         public var delta: Bool
         /// How transient network failures are retried.
         public var retryPolicy: RetryPolicy
+        /// How long the server may stay silent before a transfer fails (`--timeout`), and the
+        /// clock that measures it and the waits between retries.
+        public var transferPolicy: TransferPolicy
         /// Set to stop: a download in progress is kept for the next run, a staging folder removed.
         public var cancellation: Cancellation?
 
         /// Options; by default an update run of every installed product, deltas allowed.
         public init(products: [String] = [], trustedKey: CatalogVerifyingKey? = nil, keep: Int? = nil,
                     limits: PackageLimits = PackageLimits(), delta: Bool = true, retryPolicy: RetryPolicy = RetryPolicy(),
-                    cancellation: Cancellation? = nil) {
+                    transferPolicy: TransferPolicy = TransferPolicy(), cancellation: Cancellation? = nil) {
             self.products = products
             self.trustedKey = trustedKey
             self.keep = keep
             self.limits = limits
             self.delta = delta
             self.retryPolicy = retryPolicy
+            self.transferPolicy = transferPolicy
             self.cancellation = cancellation
         }
     }
@@ -90,7 +94,8 @@ public struct SyncClient: Sendable {
         progress?(SyncProgress(productIdentifier: nil, phase: .catalog, done: 0, total: 0))
         let fetched: FetchedCatalog
         do {
-            fetched = try await Catalog.fetch(from: catalogURL, using: transport, trustedKey: options.trustedKey, retryPolicy: options.retryPolicy)
+            fetched = try await Catalog.fetch(from: catalogURL, using: transport, trustedKey: options.trustedKey,
+                                           retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy)
             report.bytesDownloaded += Int64(fetched.bytes.count)
         } catch let error as SignatureError {
             return Self.catalogFailed(error.diagnostic, status: .refused, products: selected)

@@ -1,23 +1,20 @@
 import Foundation
 
-/// Fetches bytes by URL, streaming the body in chunks: the one small client behind which the
-/// network sits, so that tests can fault it. `URLSessionTransport` speaks HTTP(S),
-/// `LocalFileTransport` reads `file://` URLs with the same semantics, and `StandardTransport`
-/// picks one by scheme.
+/// Fetches bytes by URL: the one small seam behind which the network sits, so that tests can
+/// script it. `AsyncHTTPClientTransport` speaks HTTP(S) on Linux, `URLSessionTransport` on Apple
+/// platforms, `LocalFileTransport` reads `file://` URLs with the same semantics, and
+/// `StandardTransport` picks one by scheme.
+///
+/// A transport only moves bytes. Everything that must hold whatever the server does (the idle
+/// timeout, the cut-off of a body longer than expected, a body that ends short) is enforced
+/// once, above every transport, by `get(_:policy:onResponse:onBody:)`.
 public protocol HTTPTransport: Sendable {
-    /// GETs `request.url`. When the response head arrives with status 200 or 206, `onResponse`
-    /// is called once with it; then `onBody` with each chunk of the body, in order, never two at
-    /// once (possibly on another thread than the caller's). Either may throw to stop the
-    /// transfer; that error is rethrown. Returns the head once the whole body was handed over.
-    ///
-    /// Throws `TransportError`: `.status` for any other status (the body is not handed over),
-    /// `.bodyTooLong` when the body passes `request.maximumBodyBytes` or is longer than its own
-    /// `Content-Length` (nothing past the limit reaches `onBody`), `.connectionLost` when it
-    /// ends short, `.timedOut` when no byte arrives for the idle timeout; and
-    /// `CancellationError` when the calling task is cancelled.
-    func get(_ request: HTTPRequest,
-             onResponse: @escaping @Sendable (HTTPResponseHead) throws -> Void,
-             onBody: @escaping @Sendable (Data) throws -> Void) async throws -> HTTPResponseHead
+    /// Sends `request` and returns when the response head has arrived, whatever its status. The
+    /// body is then read from the response at the reader's pace: a transport reads from the
+    /// network only as fast as the body is consumed, so a slow reader holds the server back
+    /// instead of filling memory. Cancelling the task that waits on `send` or on the body ends
+    /// the transfer and drops the connection; so does `HTTPBody.cancel()`.
+    func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }
 
 /// One GET: a URL, an optional byte range and a bound on the body.
@@ -37,25 +34,31 @@ public struct HTTPRequest: Sendable, Equatable {
     }
 }
 
-/// An HTTP byte range: `first ... last` inclusive, or `first` to the end when `last` is nil.
+/// The bytes `lowerBound ..< upperBound` of a resource (half-open, like Swift's `Range`), or from
+/// `lowerBound` to its end when `upperBound` is nil.
 public struct ByteRange: Sendable, Equatable, CustomStringConvertible {
     /// The first byte wanted.
-    public var first: Int64
-    /// The last byte wanted (inclusive), or nil for "to the end".
-    public var last: Int64?
+    public var lowerBound: Int64
+    /// One past the last byte wanted, or nil for "to the end".
+    public var upperBound: Int64?
 
-    /// The range `first ... last` (or `first...` when `last` is nil).
-    public init(first: Int64, last: Int64? = nil) {
-        precondition(first >= 0 && (last ?? first) >= first, "invalid byte range")
-        self.first = first
-        self.last = last
+    /// The bytes from `lowerBound` up to (not including) `upperBound`, or to the end.
+    public init(from lowerBound: Int64, to upperBound: Int64? = nil) {
+        precondition(lowerBound >= 0 && (upperBound ?? lowerBound + 1) > lowerBound, "invalid byte range")
+        self.lowerBound = lowerBound
+        self.upperBound = upperBound
     }
 
-    /// The `Range` header's value: `bytes=first-last` or `bytes=first-`.
-    public var headerValue: String { "bytes=\(first)-" + (last.map(String.init) ?? "") }
+    /// The bytes of `range`.
+    public init(_ range: Range<Int64>) {
+        self.init(from: range.lowerBound, to: range.upperBound)
+    }
+
+    /// The `Range` header's value: `bytes=first-last` (HTTP's bounds are inclusive) or `bytes=first-`.
+    public var headerValue: String { "bytes=\(lowerBound)-" + (upperBound.map { String($0 - 1) } ?? "") }
 
     /// Bytes in the range, when bounded.
-    public var count: Int64? { last.map { $0 - first + 1 } }
+    public var count: Int64? { upperBound.map { $0 - lowerBound } }
 
     /// The header value.
     public var description: String { headerValue }
@@ -65,7 +68,7 @@ public struct ByteRange: Sendable, Equatable, CustomStringConvertible {
 public struct ContentRange: Sendable, Equatable {
     /// The first byte sent.
     public var first: Int64
-    /// The last byte sent (inclusive).
+    /// The last byte sent (inclusive, as HTTP writes it).
     public var last: Int64
     /// The whole resource's length, when the server says it.
     public var total: Int64?
@@ -96,13 +99,16 @@ public struct ContentRange: Sendable, Equatable {
         self.last = last
     }
 
-    /// Bytes in the range.
-    public var count: Int64 { last - first + 1 }
+    /// The bytes sent, half-open.
+    public var range: Range<Int64> { first ..< last + 1 }
+
+    /// The header's value.
+    public var headerValue: String { "bytes \(first)-\(last)/\(total.map(String.init) ?? "*")" }
 }
 
 /// The parts of a response head that delivery uses.
 public struct HTTPResponseHead: Sendable, Equatable {
-    /// 200 or 206 (other statuses are thrown as `TransportError.status`).
+    /// The HTTP status.
     public var statusCode: Int
     /// `Content-Length`, when the server sent one.
     public var contentLength: Int64?
@@ -120,13 +126,72 @@ public struct HTTPResponseHead: Sendable, Equatable {
     }
 }
 
+/// A response: its head, and its body still to be read.
+public struct HTTPResponse: Sendable {
+    /// The status and headers.
+    public var head: HTTPResponseHead
+    /// The body, read chunk by chunk at the reader's pace.
+    public var body: HTTPBody
+
+    /// A response with this head and body.
+    public init(head: HTTPResponseHead, body: HTTPBody) {
+        self.head = head
+        self.body = body
+    }
+}
+
+/// A response body, pulled chunk by chunk. Each `next` asks the transport for the next chunk
+/// (nil at the end); the transport reads no further ahead than a small buffer. Read by one task
+/// at a time.
+public struct HTTPBody: AsyncSequence, Sendable {
+    /// A chunk of body bytes.
+    public typealias Element = Data
+
+    private let source: Source
+
+    /// A body whose chunks come from `next` (nil at the end) and whose transfer `cancel` ends,
+    /// dropping the connection. `cancel` may be called from any thread, more than once.
+    public init(next: @escaping @Sendable () async throws -> Data?, cancel: @escaping @Sendable () -> Void) {
+        source = Source(next: next, cancel: cancel)
+    }
+
+    /// An empty body.
+    public static var empty: HTTPBody { HTTPBody(next: { nil }, cancel: {}) }
+
+    /// Ends the transfer before its end, dropping the connection: what a reader does with a body
+    /// it will not read to the end (a refused status, a body cut off at its bound).
+    public func cancel() { source.cancel() }
+
+    /// An iterator over the chunks.
+    public func makeAsyncIterator() -> AsyncIterator { AsyncIterator(source: source) }
+
+    /// Pulls the next chunk.
+    public struct AsyncIterator: AsyncIteratorProtocol {
+        fileprivate let source: Source
+
+        /// The next chunk, or nil at the end of the body.
+        public mutating func next() async throws -> Data? { try await source.next() }
+    }
+
+    fileprivate final class Source: Sendable {
+        let next: @Sendable () async throws -> Data?
+        let cancel: @Sendable () -> Void
+
+        init(next: @escaping @Sendable () async throws -> Data?, cancel: @escaping @Sendable () -> Void) {
+            self.next = next
+            self.cancel = cancel
+        }
+    }
+}
+
 /// Why a fetch failed. `isTransient` tells which failures may pass by themselves.
 public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The server answered with a status other than 200 or 206.
+    /// The server answered with a status the caller cannot use (not 200 or 206, or 206 where a
+    /// whole file was asked for).
     case status(Int, url: String)
     /// The connection was reset or closed before the body was complete.
     case connectionLost(url: String, String)
-    /// No byte arrived for the idle timeout.
+    /// Nothing arrived for the idle timeout while the client was waiting for it.
     case timedOut(url: String)
     /// The server could not be reached (connection refused, no route).
     case cannotConnect(url: String, String)
@@ -154,34 +219,26 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
             return "\(URL(string: url)?.path ?? url): no such file"
         case .status(let code, let url): return "\(url): the server answered HTTP \(code)"
         case .connectionLost(let url, let detail): return "\(url): the connection was lost (\(detail))"
-        case .timedOut(let url): return "\(url): no data arrived for too long (timed out)"
+        case .timedOut(let url): return "\(url): nothing arrived for too long (timed out; --timeout sets how long)"
         case .cannotConnect(let url, let detail): return "\(url): cannot connect to the server (\(detail))"
-        case .bodyTooLong(let url, let limit): return "\(url): the server sent more than the \(limit) bytes expected; refused"
+        case .bodyTooLong(let url, let limit): return "\(url): the server sent more than the \(limit) bytes expected; cut off and refused"
         case .unsupportedURL(let url): return "\(url): only http://, https:// and file:// URLs are supported"
         case .failed(let url, let detail): return "\(url): \(detail)"
         }
     }
-
-    /// The diagnostic for this failure: `unreadable-input` (the source could not be read).
-    public var diagnostic: Diagnostic { Diagnostic(.unreadableInput, path: nil, description) }
 }
 
-extension HTTPTransport {
-    /// GETs a whole small resource into memory, refusing a body over `maximumBytes`.
-    public func fetchData(_ url: URL, maximumBytes: Int64) async throws -> Data {
-        let collected = LockedData()
-        _ = try await get(HTTPRequest(url: url, maximumBodyBytes: maximumBytes),
-                          onResponse: { _ in }, onBody: { collected.append($0) })
-        return collected.value
+extension TransportError: DiagnosableError {
+    /// `checksum-mismatch` for a body longer than its catalog entry says (the server does not
+    /// serve what the catalog describes), else `unreadable-input` (the source could not be read).
+    public var diagnostic: Diagnostic {
+        if case .bodyTooLong = self { return Diagnostic(.checksumMismatch, path: nil, description) }
+        return Diagnostic(.unreadableInput, path: nil, description)
     }
-}
 
-/// Bytes appended from the transport's thread and read once the transfer is over.
-private final class LockedData: @unchecked Sendable {
-    // @unchecked: `data` is only touched under `lock`.
-    private let lock = NSLock()
-    private var data = Data()
-
-    func append(_ chunk: Data) { lock.withLock { data.append(chunk) } }
-    var value: Data { lock.withLock { data } }
+    /// A body longer than announced is refused; everything else is a failure that may pass.
+    public var disposition: ErrorDisposition {
+        if case .bodyTooLong = self { return .refused }
+        return .failed
+    }
 }

@@ -9,62 +9,98 @@ import Darwin
 /// answers like a web server that honours Range (200, 206, 404, 416), so that downloading,
 /// resuming and checking work the same way for both.
 public struct LocalFileTransport: HTTPTransport {
-    /// Bytes handed to `onBody` at a time.
+    /// Bytes handed over at a time.
     public static let chunkSize = 256 << 10
 
     /// A transport for local files.
     public init() {}
 
-    /// Reads the file at `request.url`: 200 with the whole file, 206 with a range, 404 when it
-    /// is missing or not a regular file, 416 when the range starts past its end.
-    public func get(_ request: HTTPRequest,
-                    onResponse: @escaping @Sendable (HTTPResponseHead) throws -> Void,
-                    onBody: @escaping @Sendable (Data) throws -> Void) async throws -> HTTPResponseHead {
+    /// Opens the file at `request.url`: 200 with the whole file, 206 with a range, 404 when it
+    /// is missing or not a regular file, 403 when it may not be read, 416 when the range starts
+    /// past its end. The body is read from the file as it is consumed.
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         guard request.url.isFileURL else { throw TransportError.unsupportedURL(request.url.absoluteString) }
         try Task.checkCancellation()
         let url = request.url.absoluteString
-        let path = request.url.path
-        let fd = open(path, O_RDONLY | O_CLOEXEC)
+        let status = { (code: Int) in HTTPResponse(head: HTTPResponseHead(statusCode: code, contentLength: 0), body: .empty) }
+        let fd = open(request.url.path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else {
             switch errno {
-            case ENOENT, ENOTDIR: throw TransportError.status(404, url: url)
-            case EACCES, EPERM: throw TransportError.status(403, url: url)
+            case ENOENT, ENOTDIR: return status(404)
+            case EACCES, EPERM: return status(403)
             default: throw TransportError.failed(url: url, errnoText())
             }
         }
-        defer { close(fd) }
+        let file = OpenFile(fd)
         var info = stat()
         guard fstat(fd, &info) == 0 else { throw TransportError.failed(url: url, errnoText()) }
-        guard info.st_mode & S_IFMT == S_IFREG else { throw TransportError.status(404, url: url) }
+        guard info.st_mode & S_IFMT == S_IFREG else { return status(404) }
         let size = Int64(info.st_size)
-        var first: Int64 = 0, last = size - 1
-        var head = HTTPResponseHead(statusCode: 200, contentLength: size, contentType: nil)
-        if let range = request.range {
-            guard range.first < size else { throw TransportError.status(416, url: url) }
-            first = range.first
-            last = min(range.last ?? size - 1, size - 1)
-            head = HTTPResponseHead(statusCode: 206, contentLength: last - first + 1,
-                                    contentRange: ContentRange(first: first, last: last, total: size))
+        var range: Range<Int64> = 0 ..< size
+        var head = HTTPResponseHead(statusCode: 200, contentLength: size)
+        if let wanted = request.range {
+            guard wanted.lowerBound < size else { return status(416) }
+            range = wanted.lowerBound ..< min(wanted.upperBound ?? size, size)
+            head = HTTPResponseHead(statusCode: 206, contentLength: Int64(range.count),
+                                    contentRange: ContentRange(first: range.lowerBound, last: range.upperBound - 1, total: size))
         }
-        let length = last - first + 1
-        // The caller judges the head first, as over HTTP.
-        try onResponse(head)
-        guard length <= request.maximumBodyBytes else {
-            throw TransportError.bodyTooLong(url: url, limit: request.maximumBodyBytes)
+        let reader = FileBodyReader(file: file, range: range, url: url)
+        return HTTPResponse(head: head, body: HTTPBody(next: { try reader.next() }, cancel: { file.release() }))
+    }
+}
+
+/// A descriptor closed once, by whoever is first: the end of the body, a cancel, or the last
+/// reference going away.
+private final class OpenFile: @unchecked Sendable {
+    // @unchecked: `descriptor` is only touched under `lock`.
+    private let lock = NSLock()
+    private var descriptor: Int32
+
+    init(_ descriptor: Int32) { self.descriptor = descriptor }
+
+    /// Runs `body` with the descriptor, or returns nil once it is closed.
+    func use<T>(_ body: (Int32) throws -> T) rethrows -> T? {
+        try lock.withLock { descriptor >= 0 ? try body(descriptor) : nil }
+    }
+
+    func release() {
+        lock.withLock {
+            if descriptor >= 0 { _ = close(descriptor) }
+            descriptor = -1
         }
-        var buffer = [UInt8](repeating: 0, count: Self.chunkSize)
-        var done: Int64 = 0
-        while done < length {
-            try Task.checkCancellation()
-            let want = Int(min(Int64(buffer.count), length - done))
-            let got = buffer.withUnsafeMutableBytes { readFully(fd, UnsafeMutableRawBufferPointer(rebasing: $0[0..<want]), at: first + done) }
-            guard got >= 0 else { throw TransportError.failed(url: url, errnoText()) }
-            guard got == want else {
-                throw TransportError.connectionLost(url: url, "the file shrank while it was read")
-            }
-            try onBody(Data(buffer[0..<got]))
-            done += Int64(got)
+    }
+
+    deinit { release() }
+}
+
+/// Reads a file's range chunk by chunk, on demand.
+private final class FileBodyReader: @unchecked Sendable {
+    // @unchecked: `position` is only touched by the one task reading the body.
+    private let file: OpenFile
+    private let range: Range<Int64>
+    private let url: String
+    private var position: Int64
+
+    init(file: OpenFile, range: Range<Int64>, url: String) {
+        self.file = file
+        self.range = range
+        self.url = url
+        position = range.lowerBound
+    }
+
+    func next() throws -> Data? {
+        try Task.checkCancellation()
+        guard position < range.upperBound else {
+            file.release()
+            return nil
         }
-        return head
+        let want = Int(min(Int64(LocalFileTransport.chunkSize), range.upperBound - position))
+        var chunk = Data(count: want)
+        let got = try file.use { fd in chunk.withUnsafeMutableBytes { readFully(fd, $0, at: position) } }
+        guard let got else { throw CancellationError() }
+        guard got >= 0 else { throw TransportError.failed(url: url, errnoText()) }
+        guard got == want else { throw TransportError.connectionLost(url: url, "the file shrank while it was read") }
+        position += Int64(got)
+        return chunk
     }
 }

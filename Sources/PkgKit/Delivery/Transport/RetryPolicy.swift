@@ -50,9 +50,11 @@ public struct RetryPolicy: Sendable, Equatable {
 
     /// Runs `attempt` until it succeeds, fails with a final error, or the attempts run out
     /// (then its last error is thrown). `attempt` receives the attempt number (1, 2, …) and
-    /// reports progress through the flag it is given; `willRetry` hears of each retry.
-    /// A cancelled task stops at once with `CancellationError`.
-    public func run<T>(_ attempt: (_ number: Int, _ madeProgress: inout Bool) async throws -> T,
+    /// reports progress through the flag it is given; `willRetry` hears of each retry. The waits
+    /// between attempts are slept on `clock`. A cancelled task stops at once with
+    /// `CancellationError`.
+    public func run<T>(clock: any Clock<Duration> = ContinuousClock(),
+                       _ attempt: (_ number: Int, _ madeProgress: inout Bool) async throws -> T,
                        willRetry: ((_ error: Error, _ delay: TimeInterval) -> Void)? = nil) async throws -> T {
         var total = 0
         var withoutProgress = 0
@@ -68,7 +70,7 @@ public struct RetryPolicy: Sendable, Equatable {
                 var wait = delay(beforeRetry: withoutProgress)
                 if jitter > 0 { wait *= 1 - Double.random(in: 0...min(jitter, 1)) }
                 willRetry?(error, wait)
-                try await Task.sleep(nanoseconds: UInt64(max(wait, 0) * 1e9))
+                try await clock.sleep(for: .nanoseconds(Int64(max(wait, 0) * 1e9)), tolerance: nil)
             }
         }
     }

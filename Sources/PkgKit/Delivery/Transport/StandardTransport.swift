@@ -1,26 +1,29 @@
 import Foundation
 
-/// The transport for any catalog or package URL: `file://` URLs are read from disk,
-/// `http://` and `https://` go through one `URLSessionTransport`.
+/// The transport for any catalog or package URL: `file://` URLs are read from disk; `http://`
+/// and `https://` go through `AsyncHTTPClientTransport` on Linux and `URLSessionTransport` on
+/// Apple platforms.
 public struct StandardTransport: HTTPTransport {
     /// The HTTP(S) transport.
-    public let http: URLSessionTransport
+    public let http: any HTTPTransport
     /// The local file transport.
     public let files: LocalFileTransport
 
-    /// A transport whose HTTP side uses `configuration`.
-    public init(configuration: URLSessionTransport.Configuration = URLSessionTransport.Configuration()) {
-        http = URLSessionTransport(configuration: configuration)
+    /// The platform's HTTP transport beside the local file transport.
+    public init() {
+        #if canImport(AsyncHTTPClient)
+        http = AsyncHTTPClientTransport()
+        #else
+        http = URLSessionTransport()
+        #endif
         files = LocalFileTransport()
     }
 
     /// Hands `request` to the transport for its URL's scheme.
-    public func get(_ request: HTTPRequest,
-                    onResponse: @escaping @Sendable (HTTPResponseHead) throws -> Void,
-                    onBody: @escaping @Sendable (Data) throws -> Void) async throws -> HTTPResponseHead {
+    public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         switch request.url.scheme?.lowercased() {
-        case "file": return try await files.get(request, onResponse: onResponse, onBody: onBody)
-        case "http", "https": return try await http.get(request, onResponse: onResponse, onBody: onBody)
+        case "file": return try await files.send(request)
+        case "http", "https": return try await http.send(request)
         default: throw TransportError.unsupportedURL(request.url.absoluteString)
         }
     }

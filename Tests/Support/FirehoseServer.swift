@@ -1,0 +1,96 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A one-connection HTTP server on loopback that sends a body as fast as the client takes it,
+/// and reports how far it got before the client stopped taking: the probe for back-pressure.
+/// It writes without blocking until the socket is full, and counts the client as holding back
+/// once the socket stays full for `patience` seconds.
+public final class FirehoseServer: @unchecked Sendable {
+    // @unchecked: `written` and `held` are guarded by `condition`; the rest is immutable.
+    public let port: Int
+    private let listener: Int32
+    private let condition = NSCondition()
+    private var written = 0
+    private var held: Int?
+    private var done = false
+
+    /// Starts serving one response of `bodyBytes` bytes.
+    public init(bodyBytes: Int, patience: Double = 0.3) throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        guard fd >= 0 else { throw ServerError("socket: \(String(cString: strerror(errno)))") }
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let ready = withUnsafeMutablePointer(to: &address) { pointer in
+            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
+                bind(fd, $0, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &length) == 0
+            }
+        }
+        guard ready else {
+            close(fd)
+            throw ServerError("bind/listen: \(String(cString: strerror(errno)))")
+        }
+        listener = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+        Thread.detachNewThread { [self] in serve(bodyBytes: bodyBytes, patience: patience) }
+    }
+
+    /// `http://127.0.0.1:PORT/big`.
+    public var url: URL { URL(string: "http://127.0.0.1:\(port)/big")! }
+
+    /// Waits until the client has held the server back (the socket stayed full for the
+    /// patience), and returns how many body bytes had been written by then; nil when the whole
+    /// body went out without the client ever holding back.
+    public func heldBack() -> Int? {
+        condition.withLock {
+            while held == nil && !done { condition.wait() }
+            return held
+        }
+    }
+
+    /// Stops the server.
+    public func stop() {
+        shutdown(listener, Int32(SHUT_RDWR))
+    }
+
+    private func serve(bodyBytes: Int, patience: Double) {
+        defer {
+            close(listener)
+            condition.withLock {
+                done = true
+                condition.broadcast()
+            }
+        }
+        let client = accept(listener, nil, nil)
+        guard client >= 0 else { return }
+        defer { close(client) }
+        var request = [UInt8](repeating: 0, count: 4096)
+        _ = read(client, &request, request.count)
+        let head = Array("HTTP/1.1 200 OK\r\nContent-Length: \(bodyBytes)\r\nConnection: close\r\n\r\n".utf8)
+        guard write(client, head, head.count) == head.count else { return }
+        _ = fcntl(client, F_SETFL, fcntl(client, F_GETFL) | O_NONBLOCK)
+        let block = [UInt8](repeating: 0x42, count: 64 << 10)
+        var sent = 0
+        while sent < bodyBytes {
+            let count = write(client, block, min(block.count, bodyBytes - sent))
+            if count > 0 {
+                sent += count
+                condition.withLock { written = sent }
+                continue
+            }
+            guard count < 0, errno == EAGAIN || errno == EWOULDBLOCK else { return }
+            var poller = pollfd(fd: client, events: Int16(POLLOUT), revents: 0)
+            if poll(&poller, 1, Int32(patience * 1000)) == 0 {
+                condition.withLock {
+                    if held == nil { held = sent }
+                    condition.broadcast()
+                }
+            }
+        }
+    }
+}
