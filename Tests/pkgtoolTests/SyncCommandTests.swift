@@ -152,7 +152,7 @@ import TestSupport
         #expect(server.log.allSatisfy { !$0.path.hasSuffix(".pkg") }, "a package was fetched: \(server.log)")
         #expect(!exists(productFolder))
 
-        try FileManager.default.removeItem(atPath: published + "/catalog.json.sig")
+        try FileManager.default.removeItem(atPath: published + "/signatures")
         let unsigned = try await sync(catalogURL, "--product", Self.id, "--trust", keys + "/good.pub.pem")
         #expect(unsigned.status == 1)
         #expect(codes(product(unsigned)).contains("bad-signature"))
