@@ -3,8 +3,9 @@ import Testing
 @testable import PkgKit
 import TestSupport
 
-/// Fetching a catalog: the signature is checked on the exact bytes before they are parsed, and
-/// an error page is refused as a whole.
+/// Fetching a catalog: the signature of exactly the bytes received is fetched and checked before
+/// they are parsed, looked for without a trusted key without ever failing the fetch, and an error
+/// page is refused as a whole.
 @Suite(.timeLimit(.minutes(1))) struct CatalogFetchTests {
     let folder: Scratch
     let key = CatalogSigningKey()
@@ -18,7 +19,7 @@ import TestSupport
         bytes = Catalog(products: [CatalogProduct(productIdentifier: "com.example.book", latest: entry.contentVersion,
                                                   versions: [entry])]).encoded()
         try folder.write("site/catalog.json", bytes)
-        try folder.write("site/catalog.json.sig", key.signatureFile(for: bytes))
+        try folder.write("site/" + CatalogSignature.relativePath(for: bytes), key.signatureFile(for: bytes))
         server = try FaultHTTPServer(root: folder.path("site"))
     }
 
@@ -26,31 +27,58 @@ import TestSupport
         defer { server.stop() }
         server.plan("catalog.json", [.status(503)])
         let fetched = try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(),
-                                              trustedKey: key.publicKey, retryPolicy: instantRetries)
+                                              trustedKeys: [key.publicKey], retryPolicy: instantRetries)
         #expect(fetched.bytes == bytes)
-        #expect(fetched.verified)
+        #expect(fetched.signature == .verified && fetched.verified)
+        #expect(fetched.signatureFile == key.signatureFile(for: bytes))
+        #expect(fetched.bytesDownloaded == Int64(bytes.count + 89))
         #expect(fetched.catalog.product("com.example.book")?.latest.description == "1.0")
-        #expect(server.log.map(\.path) == ["/catalog.json", "/catalog.json", "/catalog.json.sig"])
+        #expect(server.log.map(\.path) == ["/catalog.json", "/catalog.json", "/signatures/\(sha256Hex(bytes)).sig"])
     }
 
     @Test func aMissingOrWrongSignatureIsRefused() async throws {
         defer { server.stop() }
         await #expect(throws: SignatureError.self) {
             try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(),
-                                    trustedKey: CatalogSigningKey().publicKey, retryPolicy: instantRetries)
+                                    trustedKeys: [CatalogSigningKey().publicKey], retryPolicy: instantRetries)
         }
-        try FileManager.default.removeItem(atPath: folder.path("site/catalog.json.sig"))
+        try FileManager.default.removeItem(atPath: folder.path("site/" + CatalogSignature.relativePath(for: bytes)))
         do {
             _ = try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(),
-                                        trustedKey: key.publicKey, retryPolicy: instantRetries)
+                                        trustedKeys: [key.publicKey], retryPolicy: instantRetries)
             Issue.record("a missing signature must be refused")
         } catch let error as SignatureError {
             #expect(error.diagnostic.code == .badSignature)
+            #expect(error.diagnostic.path == server.url("signatures/\(sha256Hex(bytes)).sig").absoluteString)
             #expect(error.reason.contains("missing"))
         }
-        // Without a trusted key, no signature is asked for.
-        _ = try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(), retryPolicy: instantRetries)
-        #expect(server.log.last?.path == "/catalog.json")
+        // Without a trusted key, the signature is looked for, and its absence is no failure.
+        let unchecked = try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(), retryPolicy: instantRetries)
+        #expect(unchecked.signature == .absent && unchecked.signatureFile == nil)
+        #expect(server.log.last?.path == "/signatures/\(sha256Hex(bytes)).sig")
+    }
+
+    @Test func withoutATrustedKeyTheSignatureIsOnlyReported() async throws {
+        defer { server.stop() }
+        let signed = try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(), retryPolicy: instantRetries)
+        #expect(signed.signature == .unchecked)
+        #expect(signed.signatureURL == server.url("signatures/\(sha256Hex(bytes)).sig"))
+        // A server failing on the signature never fails the fetch, and is asked once, not retried.
+        let signaturePath = "signatures/\(sha256Hex(bytes)).sig"
+        for fault in [FaultHTTPServer.Fault.status(503), .status(500), .dropAfter(bytes: 10), .htmlInsteadOfFile] {
+            server.plan(signaturePath, [fault])
+            let fetched = try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(), retryPolicy: instantRetries)
+            #expect(fetched.bytes == bytes)
+            // An HTML page for every missing path (a single-page-app host) is no signature either.
+            #expect(fetched.signature == .absent && fetched.signatureFile == nil, "\(fault)")
+        }
+        #expect(server.log(for: signaturePath).count == 5)
+        // An invalid catalog is refused before its signature is looked for.
+        server.always("catalog.json", .htmlInsteadOfFile)
+        await #expect(throws: CatalogError.self) {
+            try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(), retryPolicy: instantRetries)
+        }
+        #expect(server.log(for: signaturePath).count == 5)
     }
 
     @Test func anHTMLErrorPageIsAnInvalidCatalog() async throws {
@@ -66,15 +94,16 @@ import TestSupport
         // Signed or not: the signature check fails first, on bytes that were never signed.
         await #expect(throws: SignatureError.self) {
             try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(),
-                                    trustedKey: key.publicKey, retryPolicy: instantRetries)
+                                    trustedKeys: [key.publicKey], retryPolicy: instantRetries)
         }
     }
 
     @Test func aLocalFolderWorksLikeAServer() async throws {
         defer { server.stop() }
         let url = try CatalogLocation.url(for: folder.path("site"))
-        let fetched = try await Catalog.fetch(from: url, using: StandardTransport(), trustedKey: key.publicKey)
+        let fetched = try await Catalog.fetch(from: url, using: StandardTransport(), trustedKeys: [key.publicKey])
         #expect(fetched.bytes == bytes)
+        #expect(fetched.signatureURL.path == folder.path("site/signatures/\(sha256Hex(bytes)).sig"))
         let entry = try #require(fetched.catalog.products.first?.versions.first)
         #expect(entry.resolvedURL(relativeTo: fetched.url)?.path == folder.path("site/com.example.book/1.0.pkg"))
     }

@@ -115,7 +115,13 @@ private let goodEntry = """
         #expect(entry.resolvedURL(relativeTo: local)?.path == "/srv/published/com.example.book/1.0.pkg")
         entry.url = "file:///etc/passwd"
         #expect(entry.resolvedURL(relativeTo: base) == nil)
-        #expect(Catalog.signatureURL(for: base).absoluteString == "https://cdn.example.com/content/catalog.json.sig")
+        let bytes = Data("{}".utf8)
+        let digest = "44136fa355b3678a1146ad16f7e8649e94fb4fc21fe77e8310c060f61caaff8a"
+        #expect(CatalogSignature.relativePath(for: bytes) == "signatures/\(digest).sig")
+        #expect(CatalogSignature.url(for: bytes, catalogURL: base).absoluteString == "https://cdn.example.com/content/signatures/\(digest).sig")
+        #expect(CatalogSignature.url(for: bytes, catalogURL: URL(string: "https://cdn.example.com/content/")!.appendingPathComponent("catalog.json")).absoluteString
+                == "https://cdn.example.com/content/signatures/\(digest).sig")
+        #expect(CatalogSignature.url(for: bytes, catalogURL: local).path == "/srv/published/signatures/\(digest).sig")
     }
 
     static let refusals: [(String, Data, String)] = [

@@ -66,11 +66,46 @@ private let hasOpenSSL = FileManager.default.isExecutableFile(atPath: "/usr/bin/
         #expect(throws: SignatureError.self) { try key.publicKey.verify(catalog: catalog, signatureFile: nil) }
         #expect(throws: SignatureError.self) { try key.publicKey.verify(catalog: catalog, signatureFile: Data("not base64!\n".utf8)) }
         #expect(throws: SignatureError.self) { try key.publicKey.verify(catalog: catalog, signatureFile: Data("AAAA\n".utf8)) }
-        #expect(throws: SignatureError.self) { try key.publicKey.verify(catalog: catalog, signatureFile: file + file) }
+        #expect(throws: SignatureError.self) { try key.publicKey.verify(catalog: catalog, signatureFile: Data()) }
+        #expect(throws: SignatureError.self) { try key.publicKey.verify(catalog: catalog, signatureFile: file.dropLast() + file) }
+        let huge = Data(repeating: 0x0A, count: CatalogSignature.maximumBytes) + file
+        #expect(throws: SignatureError.self) { try key.publicKey.verify(catalog: catalog, signatureFile: huge) }
         do {
             try key.publicKey.verify(catalog: catalog, signatureFile: nil)
         } catch {
             #expect(error.diagnostic.code == .badSignature)
+            #expect(error.diagnostic.path == "signatures/\(sha256Hex(catalog)).sig")
+            #expect(error.disposition == .refused)
+        }
+    }
+
+    /// One line per key: any line verifying with any trusted key is enough, whatever the order,
+    /// and lines that are no signature are passed over.
+    @Test func anyLineWithAnyTrustedKeyVerifies() throws {
+        let old = CatalogSigningKey(), new = CatalogSigningKey(), stranger = CatalogSigningKey()
+        let file = CatalogSignature.fileContents(signing: catalog, with: [old, new])
+        #expect(file == old.signatureFile(for: catalog) + new.signatureFile(for: catalog))
+        #expect(String(decoding: file, as: UTF8.self).split(separator: "\n").count == 2)
+        #expect(file == CatalogSignature.fileContents(signing: catalog, with: [old, new]), "Ed25519 is deterministic")
+        let path = CatalogSignature.relativePath(for: catalog)
+        for trusted in [[old], [new], [stranger, new], [new, old]] {
+            try CatalogSignature.verify(catalog, signatureFile: file, trustedKeys: trusted.map(\.publicKey), path: path)
+        }
+        #expect(throws: SignatureError.self) {
+            try CatalogSignature.verify(catalog, signatureFile: file, trustedKeys: [stranger.publicKey], path: path)
+        }
+        // Another catalog's file, even signed by the trusted key, does not verify these bytes.
+        let otherCatalog = CatalogSignature.fileContents(signing: catalog + Data(" ".utf8), with: [old, new])
+        #expect(throws: SignatureError.self) {
+            try CatalogSignature.verify(catalog, signatureFile: otherCatalog, trustedKeys: [old.publicKey, new.publicKey], path: path)
+        }
+        let untidy = Data("\r\nnot base64!\nAAAA\n".utf8) + new.signatureFile(for: catalog).dropLast() + Data("  \r\n\n".utf8)
+        #expect(try CatalogSignature.signatures(fromFile: untidy, path: path) == [new.signature(for: catalog)])
+        try CatalogSignature.verify(catalog, signatureFile: untidy, trustedKeys: [new.publicKey], path: path)
+        do {
+            try CatalogSignature.verify(catalog, signatureFile: file, trustedKeys: [stranger.publicKey, CatalogSigningKey().publicKey], path: path)
+        } catch {
+            #expect(error.reason.contains("none of its 2 signatures verifies with any of the 2 trusted keys"), "\(error.reason)")
         }
     }
 
@@ -113,8 +148,11 @@ private let hasOpenSSL = FileManager.default.isExecutableFile(atPath: "/usr/bin/
         #expect(key.publicKey.pemRepresentation == pubPEM)
         let signed = try openssl(["pkeyutl", "-sign", "-inkey", keyPath, "-rawin", "-in", dataPath])
         #expect(signed.status == 0 && signed.output.count == 64)
-        let file = CatalogSignature.fileContents(for: signed.output)
+        let file = CatalogSignature.fileContents(for: [signed.output])
         try CatalogVerifyingKey(pem: pubPEM).verify(catalog: catalog, signatureFile: file)
+        // openssl's line beside pkgtool's (a rotation signed by two tools) verifies too.
+        let mixed = CatalogSigningKey().signatureFile(for: catalog) + file
+        try CatalogVerifyingKey(pem: pubPEM).verify(catalog: catalog, signatureFile: mixed)
     }
 
     @Test(.enabled(if: hasOpenSSL)) func aPkgKitSignatureVerifiesWithOpenSSL() throws {
@@ -123,8 +161,8 @@ private let hasOpenSSL = FileManager.default.isExecutableFile(atPath: "/usr/bin/
         let keyPath = try folder.write("k.pem", Data(key.pemRepresentation.utf8))
         let dataPath = try folder.write("catalog.json", catalog)
         let file = key.signatureFile(for: catalog)
-        let signature = try CatalogSignature.signature(fromFile: file)
-        let sigPath = try folder.write("catalog.json.sig.bin", signature)
+        let signature = try #require(try CatalogSignature.signatures(fromFile: file, path: "k.sig").first)
+        let sigPath = try folder.write("signature.bin", signature)
         #expect(try openssl(["pkeyutl", "-verify", "-pubin", "-inkey", pubPath, "-rawin", "-in", dataPath, "-sigfile", sigPath]).status == 0)
         // openssl reads the private key too, and derives the same public key.
         let derived = try openssl(["pkey", "-in", keyPath, "-pubout"])

@@ -162,14 +162,12 @@ import TestSupport
         let v10 = try package("v10", version: "1.0")
         let signed = try publish([v10, "--to", dir, "--sign", key + ".pem"])
         #expect(signed.status == 0, "\(signed.stdout)")
-        #expect(signed.json["signature"] as? String == dir + "/catalog.json.sig")
-        let sig = try #require(FileManager.default.contents(atPath: dir + "/catalog.json.sig"))
+        let signaturePath = dir + "/signatures/" + sha256Hex(try scratch.read("pub/catalog.json")) + ".sig"
+        #expect(signed.json["signature"] as? String == signaturePath)
+        #expect(!exists(dir + "/catalog.json.sig"))
+        let sig = try #require(FileManager.default.contents(atPath: signaturePath))
         #expect(sig.last == 0x0A && sig.filter { $0 == 0x0A }.count == 1)
-        let raw = try #require(Data(base64Encoded: String(decoding: sig.dropLast(), as: UTF8.self)))
-        try raw.write(to: scratch.url.appendingPathComponent("sig.bin"))
-        let verified = try CommandRunner.run("/usr/bin/openssl", ["pkeyutl", "-verify", "-pubin", "-inkey", key + ".pub.pem", "-rawin",
-                                                                  "-in", dir + "/catalog.json", "-sigfile", scratch.path("sig.bin")])
-        #expect(verified.status == 0, "\(verified.stdout)\(verified.stderr)")
+        #expect(try opensslVerifies(line: sig.dropLast(), key: key + ".pub.pem", catalog: dir + "/catalog.json"))
 
         // A signed folder is not changed without the key, nor with another key.
         let before = snapshot(dir)
@@ -184,13 +182,107 @@ import TestSupport
         #expect(try publish([v10, "--to", dir]).status == 0)
         #expect(try publish([v11, "--to", dir, "--sign", key + ".pem"]).status == 0)
         let catalog = try #require(FileManager.default.contents(atPath: dir + "/catalog.json"))
-        try CatalogVerifyingKey(pem: pub).verify(catalog: catalog, signatureFile: FileManager.default.contents(atPath: dir + "/catalog.json.sig"))
+        try CatalogVerifyingKey(pem: pub).verify(catalog: catalog, signatureFile: scratch.contents("pub/" + CatalogSignature.relativePath(for: catalog)))
         // A key file that is not a key: exit 2, nothing written.
         try scratch.write("garbage.pem", "not a key\n")
         let garbage = try publish([v11, "--to", scratch.path("pub3"), "--sign", scratch.path("garbage.pem")])
         #expect(garbage.status == 2)
         #expect(codes(garbage.json) == ["unreadable-input"])
         #expect(!exists(scratch.path("pub3")))
+    }
+
+    /// `--sign` twice: one line per key, in the order given, each verifying with openssl.
+    @Test(.enabled(if: FileManager.default.isExecutableFile(atPath: "/usr/bin/openssl")))
+    func repeatedSignWritesOneLinePerKey() throws {
+        for name in ["old", "new"] { #expect(try CommandRunner.pkgtool(["keygen", "--out", scratch.path(name)]).status == 0) }
+        let dir = scratch.path("pub")
+        #expect(try publish([package("v10", version: "1.0"), "--to", dir, "--sign", scratch.path("old.pem")]).status == 0)
+        let rotated = try CommandRunner.pkgtool(["publish", try package("v11", version: "1.1", files: ["a.txt": "newer\n"]), "--to", dir,
+                                                 "--sign", scratch.path("old.pem"), "--sign", scratch.path("new.pem")])
+        #expect(rotated.status == 0, "\(rotated.stderr)")
+        let catalog = try scratch.read("pub/catalog.json")
+        #expect(rotated.stdout.contains("wrote \(dir)/catalog.json and \(dir)/signatures/\(sha256Hex(catalog)).sig"), "\(rotated.stdout)")
+        let file = try scratch.read("pub/" + CatalogSignature.relativePath(for: catalog))
+        let lines = file.split(separator: 0x0A)
+        #expect(lines.count == 2 && file.last == 0x0A)
+        #expect(try opensslVerifies(line: Data(lines[0]), key: scratch.path("old.pub.pem"), catalog: dir + "/catalog.json"))
+        #expect(try opensslVerifies(line: Data(lines[1]), key: scratch.path("new.pub.pem"), catalog: dir + "/catalog.json"))
+        #expect(try !opensslVerifies(line: Data(lines[0]), key: scratch.path("new.pub.pem"), catalog: dir + "/catalog.json"))
+        #expect(names(dir + "/signatures").count == 3, "two signature files and the order record")
+    }
+
+    /// A line of a signature file checked by `openssl pkeyutl -verify -rawin`.
+    func opensslVerifies(line: Data, key: String, catalog: String) throws -> Bool {
+        let raw = try #require(Data(base64Encoded: String(decoding: line, as: UTF8.self)))
+        let sigPath = try scratch.write("sig-\(UUID().uuidString).bin", raw)
+        let verified = try CommandRunner.run("/usr/bin/openssl", ["pkeyutl", "-verify", "-pubin", "-inkey", key, "-rawin",
+                                                                  "-in", catalog, "-sigfile", sigPath])
+        return verified.status == 0
+    }
+
+    /// SPEC section 3: a destination that cannot be written is `io-error`, exit 2, its line naming
+    /// the file once; missing parent folders are created.
+    @Test func unwritableDestinationsAreIOErrorsAndParentsAreCreated() throws {
+        let v10 = try package("v10", version: "1.0")
+        try scratch.write("plain.txt", "a file\n")
+        let underFile = try publish([v10, "--to", scratch.path("plain.txt/pub")])
+        #expect(underFile.status == 2, "\(underFile.stdout)")
+        #expect(underFile.json["status"] as? String == "failed")
+        let diagnostics = underFile.json["diagnostics"] as? [[String: Any]] ?? []
+        #expect(diagnostics.map { $0["code"] as? String } == ["io-error"])
+        #expect(diagnostics.first?["path"] as? String == scratch.path("plain.txt"))
+        let text = try CommandRunner.pkgtool(["publish", v10, "--to", scratch.path("plain.txt/pub")])
+        #expect(text.status == 2)
+        #expect(text.stderr.contains("error[io-error] \(scratch.path("plain.txt")): is a file, not a folder"), "\(text.stderr)")
+        #expect(text.stderr.components(separatedBy: "plain.txt").count == 2, "the path once: \(text.stderr)")
+
+        let deep = scratch.path("a/b/c")
+        #expect(try publish([v10, "--to", deep]).status == 0)
+        #expect(exists(deep + "/catalog.json") && exists(deep + "/com.example.book/1.0.pkg"))
+
+        let keyUnderFile = try CommandRunner.pkgtool(["keygen", "--out", scratch.path("plain.txt/key"), "--json"])
+        #expect(keyUnderFile.status == 2)
+        #expect(keyUnderFile.json["status"] as? String == "failed")
+        #expect(codes(keyUnderFile.json) == ["io-error"])
+        let keyText = try CommandRunner.pkgtool(["keygen", "--out", scratch.path("plain.txt/key")])
+        #expect(keyText.stderr.hasPrefix("error[io-error] \(scratch.path("plain.txt")): "), "\(keyText.stderr)")
+        #expect(keyText.stderr.components(separatedBy: "plain.txt").count == 2, "the path once: \(keyText.stderr)")
+        #expect(try CommandRunner.pkgtool(["keygen", "--out", scratch.path("keys/dir/name")]).status == 0)
+        #expect(exists(scratch.path("keys/dir/name.pem")) && exists(scratch.path("keys/dir/name.pub.pem")))
+    }
+
+    /// A read-only file system: publish and keygen say `io-error` (exit 2), not `unreadable-input`.
+    @Test(.enabled(if: getuid() == 0, "mounting a read-only tmpfs needs root"))
+    func aReadOnlyFileSystemIsAnIOError() throws {
+        let v10 = try package("v10", version: "1.0")
+        let ro = try scratch.mountTmpfs("ro", size: "1m")
+        try CommandRunner.shell("mount -o remount,ro '\(ro)'")
+        let published = try publish([v10, "--to", ro + "/pub"])
+        #expect(published.status == 2)
+        #expect(codes(published.json) == ["io-error"])
+        let key = try CommandRunner.pkgtool(["keygen", "--out", ro + "/key"])
+        #expect(key.status == 2)
+        #expect(key.stderr.hasPrefix("error[io-error] \(ro)/key.pem: "), "\(key.stderr)")
+        #expect(key.stderr.components(separatedBy: "key.pem").count == 2, "the path once: \(key.stderr)")
+        #expect(!key.stderr.contains("unreadable-input"))
+    }
+
+    /// Several packages in play: each diagnostic line names its package file, then the entry.
+    @Test func diagnosticLinesNameTheirPackage() throws {
+        let good = try package("good", version: "1.0")
+        try scratch.write("script-src/ContentInfo.plist", plist(id: "com.example.script", version: "1.0"))
+        try scratch.write("script-src/Contents/run.sh", "#!/bin/sh\necho hi\n")
+        try scratch.write("script-src/Contents/a.txt", "text\n")
+        let folderGiven = scratch.path("script-src")
+        let result = try CommandRunner.pkgtool(["publish", good, folderGiven, scratch.path("missing.pkg"), "--to", scratch.path("pub")])
+        #expect(result.status == 2)
+        let lines = result.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("error[executable-code] \(folderGiven) Contents/run.sh: ") }, "\(result.stderr)")
+        #expect(lines.contains { $0.hasPrefix("error[unreadable-archive] \(folderGiven): a folder, not a package file") }, "\(result.stderr)")
+        #expect(lines.contains { $0.hasPrefix("error[unreadable-input] \(scratch.path("missing.pkg")): ") }, "\(result.stderr)")
+        for line in lines where line.hasPrefix("error[") {
+            #expect(line.components(separatedBy: scratch.root).count == 2, "one file per line: \(line)")
+        }
     }
 
     @Test func keygenNeverOverwritesAKey() throws {

@@ -68,13 +68,13 @@ import TestSupport
         #expect(product(first)["delta"] as? Bool == false)
         #expect(differences(productFolder + "/1.0", expected: snapshot(v10.contents)).isEmpty)
 
-        // Same catalog again: nothing downloaded beyond the catalog.
+        // Same catalog again: nothing downloaded beyond the catalog (and its signature, looked for).
         let requestsBefore = nginx.log(atLeast: 2).count
         let again = try await sync(catalogURL)
         #expect(again.status == 0)
         #expect(product(again)["status"] as? String == "unchanged")
         let afterAgain = nginx.log(atLeast: requestsBefore + 1)
-        #expect(afterAgain.dropFirst(requestsBefore).allSatisfy { $0.path.hasSuffix("catalog.json") }, "\(afterAgain)")
+        #expect(afterAgain.dropFirst(requestsBefore).allSatisfy { $0.path.hasSuffix("catalog.json") || $0.path.contains("/signatures/") }, "\(afterAgain)")
 
         // 1.1 published: an update run fetches the header, the TOC and the one changed file.
         try await publish(v11.pkg)
@@ -152,7 +152,7 @@ import TestSupport
         #expect(server.log.allSatisfy { !$0.path.hasSuffix(".pkg") }, "a package was fetched: \(server.log)")
         #expect(!exists(productFolder))
 
-        try FileManager.default.removeItem(atPath: published + "/catalog.json.sig")
+        try FileManager.default.removeItem(atPath: published + "/signatures")
         let unsigned = try await sync(catalogURL, "--product", Self.id, "--trust", keys + "/good.pub.pem")
         #expect(unsigned.status == 1)
         #expect(codes(product(unsigned)).contains("bad-signature"))

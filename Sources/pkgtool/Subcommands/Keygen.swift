@@ -10,7 +10,8 @@ extension Pkgtool {
             Writes NAME.pem (the private key, PKCS#8 PEM, mode 0600: keep it secret and out of version \
             control) and NAME.pub.pem (the public key, SubjectPublicKeyInfo PEM: ship it in the app), in the \
             formats openssl writes. An existing NAME.pem is never overwritten: it is kept (status existing) \
-            and a missing NAME.pub.pem is derived from it; a NAME.pub.pem that does not match it is refused.
+            and a missing NAME.pub.pem is derived from it; a NAME.pub.pem that does not match it is refused. \
+            Missing folders above NAME are created. Exit 0 created or kept, 1 refused, 2 could not be done.
             """)
 
         @Option(name: .customLong("out"), help: ArgumentHelp("Base name: writes NAME.pem and NAME.pub.pem.", valueName: "NAME"))
@@ -55,10 +56,11 @@ extension Pkgtool {
                 report.status = status.rawValue
                 report.publicKeyPEM = key.pemRepresentation
             } catch {
-                report.status = error.exitCode == 1 ? "refused" : "failed"
+                report.status = error.disposition.rawValue
                 report.diagnostics = [error.diagnostic]
                 if output.json { Console.json(report) } else { Console.print(report.diagnostics, quiet: false) }
-                throw ExitCode(error.exitCode)
+                // SPEC section 4: a refusal is 1, work that could not be done 2.
+                throw ExitCode(error.disposition == .refused ? 1 : 2)
             }
             if output.json {
                 Console.json(report)

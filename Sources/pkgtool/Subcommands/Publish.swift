@@ -12,8 +12,11 @@ extension Pkgtool {
             package to DIR/<IAPProductIdentifier>/<ContentVersion>.pkg and lists it in DIR/catalog.json, \
             keeping what is already published. Published files are immutable: the same version again with \
             the same bytes is a no-op; with different bytes, or a version lower than the product's latest, \
-            it is refused (version-not-bumped) and nothing changes. Files appear atomically; the catalog is \
-            replaced after the packages it names, its signature (--sign) right after it.
+            it is refused (version-not-bumped) and nothing changes. Files appear atomically; with --sign, \
+            DIR/signatures/<sha256 of catalog.json>.sig (one line per key) is written before the catalog it \
+            signs, and the newest 32 signature files are kept. The catalog is replaced last, after the \
+            packages it names. Upload everything but catalog.json first, then catalog.json. \
+            Exit 0 published or unchanged, 1 refused, 2 could not be done.
             """)
 
         @Argument(help: "Package files (.pkg) to publish.")
@@ -22,8 +25,8 @@ extension Pkgtool {
         @Option(name: .customLong("to"), help: ArgumentHelp("The published folder (created if missing).", valueName: "DIR"))
         var destination: String
 
-        @Option(name: .customLong("sign"), help: ArgumentHelp("Sign catalog.json with this Ed25519 private key (PEM, as `pkgtool keygen` or openssl writes it).", valueName: "KEY.pem"))
-        var signingKey: String?
+        @Option(name: .customLong("sign"), help: ArgumentHelp("Sign catalog.json with this Ed25519 private key (PEM, as `pkgtool keygen` or openssl writes it). Repeat to sign with several keys while one is rotated out.", valueName: "KEY.pem"))
+        var signingKeys: [String] = []
 
         @Option(help: ArgumentHelp("Afterwards keep only the newest N versions of each product (N ≥ 1). Default: keep all.", valueName: "N"))
         var keep: Int?
@@ -40,23 +43,23 @@ extension Pkgtool {
         }
 
         func run() throws {
-            var key: CatalogSigningKey?
-            if let signingKey {
+            var keys: [CatalogSigningKey] = []
+            for path in signingKeys {
                 do {
-                    key = try CatalogSigningKey(pem: String(contentsOfFile: signingKey, encoding: .utf8))
+                    keys.append(try CatalogSigningKey(pem: String(contentsOfFile: path, encoding: .utf8)))
+                } catch let error as KeyError {
+                    try finish(PublishReport.failed(destination: destination, packages: packages, error.at(path).diagnostic))
                 } catch {
-                    let reason = (error as? KeyError)?.reason ?? "cannot be read"
                     try finish(PublishReport.failed(destination: destination, packages: packages,
-                                                    Diagnostic(.unreadableInput, path: signingKey, "\(signingKey): \(reason)")))
+                                                    Diagnostic(.unreadableInput, path: path, "cannot be read")))
                 }
             }
             let report: PublishReport
             do {
-                report = try Publisher(destination: destination).publish(packages, options: PublishOptions(signingKey: key, keep: keep))
+                report = try Publisher(destination: destination).publish(packages, options: PublishOptions(signingKeys: keys, keep: keep))
             } catch let error as PublishError {
                 // Only a write failing midway is thrown: the folder could not be written.
-                try finish(PublishReport.failed(destination: destination, packages: packages,
-                                                Diagnostic(.ioError, path: error.path, error.reason)))
+                try finish(PublishReport.failed(destination: destination, packages: packages, error.diagnostic))
             }
             try finish(report)
         }
@@ -68,7 +71,7 @@ extension Pkgtool {
             } else {
                 Console.print(report.diagnostics, quiet: output.quiet)
                 for package in report.packages {
-                    Console.print(package.diagnostics, quiet: output.quiet)
+                    Console.print(package.diagnostics.map { Self.naming(package.path, in: $0) }, quiet: output.quiet)
                     if !output.quiet { Console.out(line(for: package)) }
                 }
                 if !output.quiet {
@@ -78,7 +81,24 @@ extension Pkgtool {
                     Console.out(summary(report))
                 }
             }
-            throw ExitCode(report.exitCode)
+            throw ExitCode(Self.exitStatus(report.status))
+        }
+
+        /// SPEC section 4: 0 published or unchanged, 1 refused, 2 could not be done.
+        static func exitStatus(_ status: PublishStatus) -> Int32 {
+            switch status {
+            case .published, .unchanged: return 0
+            case .refused: return 1
+            case .failed: return 2
+            }
+        }
+
+        /// A package's diagnostic as its line names it: `FILE: message`, or `FILE ENTRY:
+        /// message` for an entry inside the package, since several packages are in play.
+        static func naming(_ package: String, in diagnostic: Diagnostic) -> Diagnostic {
+            var named = diagnostic
+            named.path = diagnostic.path.map { $0 == package ? package : package + " " + $0 } ?? package
+            return named
         }
 
         private func line(for package: PublishedPackage) -> String {

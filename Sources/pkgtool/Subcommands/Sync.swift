@@ -27,8 +27,8 @@ extension Pkgtool {
         @Option(name: .customLong("product"), help: ArgumentHelp("A product to install or update (repeatable). Default: every installed product.", valueName: "ID"))
         var products: [String] = []
 
-        @Option(help: ArgumentHelp("Refuse a catalog whose signature does not verify with this Ed25519 public key (PEM).", valueName: "KEY.pub.pem"))
-        var trust: String?
+        @Option(help: ArgumentHelp("Refuse a catalog whose signature does not verify with this Ed25519 public key (PEM). Repeatable: any of the keys will do.", valueName: "KEY.pub.pem"))
+        var trust: [String] = []
 
         @Option(help: ArgumentHelp("Afterwards keep the current version plus the newest N − 1 others (N ≥ 1). Default: keep all.", valueName: "N"))
         var keep: Int?
@@ -58,18 +58,18 @@ extension Pkgtool {
             } catch {
                 throw ValidationError(error.description)
             }
-            var trustedKey: CatalogVerifyingKey?
-            if let trust {
+            var trustedKeys: [CatalogVerifyingKey] = []
+            for trust in trust {
                 do {
-                    trustedKey = try CatalogVerifyingKey(pem: String(contentsOfFile: trust, encoding: .utf8))
+                    trustedKeys.append(try CatalogVerifyingKey(pem: String(contentsOfFile: trust, encoding: .utf8)))
                 } catch let error as KeyError {
-                    try finish(refusal(Diagnostic(.badSignature, path: trust, "\(trust): not a usable public key (\(error.reason)): nothing was downloaded")))
+                    try finish(refusal(Diagnostic(.badSignature, path: trust, "not a usable public key (\(error.reason)): nothing was downloaded")))
                 } catch {
-                    try finish(refusal(Diagnostic(.unreadableInput, path: trust, "\(trust): cannot read the trusted key")))
+                    try finish(refusal(Diagnostic(.unreadableInput, path: trust, "cannot read the trusted key")))
                 }
             }
             Interruption.install()
-            let options = SyncClient.Options(products: products, trustedKey: trustedKey, keep: keep, limits: limit.limits,
+            let options = SyncClient.Options(products: products, trustedKeys: trustedKeys, keep: keep, limits: limit.limits,
                                              delta: !noDelta,
                                              transferPolicy: TransferPolicy(idleTimeout: .milliseconds(Int64(timeout * 1000))),
                                              cancellation: Interruption.cancellation)

@@ -12,8 +12,9 @@ public struct Catalog: Sendable, Equatable {
     public static let formatVersion = 1
     /// The catalog's file name in a published folder.
     public static let fileName = "catalog.json"
-    /// The signature's file name: the catalog's name plus `.sig`.
-    public static let signatureFileName = "catalog.json.sig"
+    /// The file beside the catalog where pkgtool before signature files named by digest kept
+    /// the one signature: no longer read nor written; `publish --sign` removes it.
+    public static let legacySignatureFileName = "catalog.json.sig"
     /// The largest catalog accepted (16 MiB): a bigger body is refused before it is parsed, so a
     /// hostile or broken server cannot make a client hold an endless catalog in memory.
     public static let maximumBytes = 16 << 20
@@ -29,11 +30,6 @@ public struct Catalog: Sendable, Equatable {
     /// The product with this identifier, if the catalog lists it.
     public func product(_ productIdentifier: String) -> CatalogProduct? {
         products.first { $0.productIdentifier == productIdentifier }
-    }
-
-    /// The URL of a catalog's signature: the catalog's URL plus `.sig`.
-    public static func signatureURL(for catalogURL: URL) -> URL {
-        URL(string: catalogURL.absoluteString + ".sig") ?? catalogURL.appendingPathExtension("sig")
     }
 }
 

@@ -1,20 +1,6 @@
 import Crypto
 import Foundation
 
-/// Why a key file could not be used: not PEM, not Ed25519, malformed.
-public struct KeyError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What is wrong and what to do, in words for a diagnostic.
-    public var reason: String
-
-    /// An error with this reason.
-    public init(_ reason: String) {
-        self.reason = reason
-    }
-
-    /// The reason.
-    public var description: String { reason }
-}
-
 /// An Ed25519 private key that signs catalogs (`publish --sign`). It reads and writes the
 /// PKCS#8 PEM that `openssl genpkey -algorithm ed25519` writes.
 ///
@@ -58,10 +44,10 @@ public struct CatalogSigningKey: Sendable, Equatable {
         return try! key.signature(for: data)
     }
 
-    /// The contents of `catalog.json.sig` for these catalog bytes: base64 of the signature,
-    /// one line, a trailing newline.
+    /// A signature file for these catalog bytes signed with this key alone: one base64 line
+    /// and a newline (`CatalogSignature.fileContents(signing:with:)` signs with several keys).
     public func signatureFile(for catalog: Data) -> Data {
-        CatalogSignature.fileContents(for: signature(for: catalog))
+        CatalogSignature.fileContents(signing: catalog, with: [self])
     }
 }
 
@@ -97,55 +83,10 @@ public struct CatalogVerifyingKey: Sendable, Equatable {
         return key.isValidSignature(signature, for: data)
     }
 
-    /// Checks a catalog against the contents of its `catalog.json.sig` (nil when there is none).
-    /// Throws `SignatureError` (`bad-signature`) when it is missing, malformed or wrong.
+    /// Checks a catalog against its signature file (nil when there is none) with this key
+    /// alone; see `CatalogSignature.verify(_:signatureFile:trustedKeys:path:)`.
     public func verify(catalog: Data, signatureFile: Data?) throws(SignatureError) {
-        guard let signatureFile else {
-            throw SignatureError("\(Catalog.signatureFileName) is missing, and a trusted key was given: publish with --sign KEY.pem")
-        }
-        let signature = try CatalogSignature.signature(fromFile: signatureFile)
-        guard isValidSignature(signature, for: catalog) else {
-            throw SignatureError("\(Catalog.signatureFileName) does not verify with the trusted key: the catalog was changed after signing, or signed with another key")
-        }
+        try CatalogSignature.verify(catalog, signatureFile: signatureFile, trustedKeys: [self],
+                                    path: CatalogSignature.relativePath(for: catalog))
     }
-}
-
-/// The `catalog.json.sig` file: base64 of the 64-byte Ed25519 signature, one line.
-public enum CatalogSignature {
-    /// The file's bytes for a signature: base64, then a newline.
-    public static func fileContents(for signature: Data) -> Data {
-        Data((signature.base64EncodedString() + "\n").utf8)
-    }
-
-    /// The 64-byte signature in a signature file. Trailing white space (a newline, or CR LF) is
-    /// accepted; anything else that is not one line of base64 is refused.
-    public static func signature(fromFile contents: Data) throws(SignatureError) -> Data {
-        var bytes = contents[...]
-        while let last = bytes.last, [0x0A, 0x0D, 0x20, 0x09].contains(last) { bytes = bytes.dropLast() }
-        guard bytes.count <= 1024, let text = String(bytes: bytes, encoding: .ascii),
-              let signature = Data(base64Encoded: text) else {
-            throw SignatureError("\(Catalog.signatureFileName) is not one line of base64")
-        }
-        guard signature.count == 64 else {
-            throw SignatureError("\(Catalog.signatureFileName) holds \(signature.count) bytes, not a 64-byte Ed25519 signature")
-        }
-        return signature
-    }
-}
-
-/// A catalog signature that is missing, malformed or does not verify: `bad-signature`.
-public struct SignatureError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// What is wrong, in words for a diagnostic.
-    public var reason: String
-
-    /// An error with this reason.
-    public init(_ reason: String) {
-        self.reason = reason
-    }
-
-    /// The `bad-signature` diagnostic for this error.
-    public var diagnostic: Diagnostic { Diagnostic(.badSignature, path: Catalog.signatureFileName, reason) }
-
-    /// The reason.
-    public var description: String { reason }
 }

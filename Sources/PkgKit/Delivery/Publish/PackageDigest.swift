@@ -20,9 +20,10 @@ struct PackageDigest: Sendable, Equatable {
     }
 
     /// Reads `path` once, handing every block to `sink` as it goes (to copy while hashing).
+    /// The package given cannot be read: `PublishError` with `unreadable-input`.
     static func stream(_ path: String, xar: Bool, sink: (UnsafeRawBufferPointer) throws -> Void) throws -> PackageDigest {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
-        guard fd >= 0 else { throw PublishError(path: path, "cannot read: \(errnoText())") }
+        guard fd >= 0 else { throw PublishError(path: path, "cannot read: \(errnoText())", code: .unreadableInput) }
         defer { close(fd) }
         var buffer = [UInt8](repeating: 0, count: 1 << 20)
         var whole = SHA256(), toc = SHA256()
@@ -31,17 +32,17 @@ struct PackageDigest: Sendable, Equatable {
             var header = [UInt8](repeating: 0, count: 28)
             let got = header.withUnsafeMutableBytes { readFully(fd, $0, at: 0) }
             guard got == 28, header.starts(with: Array("xar!".utf8)) else {
-                throw PublishError(path: path, "not a xar: its header cannot be read")
+                throw PublishError(path: path, "not a xar: its header cannot be read", code: .unreadableInput)
             }
             let headerSize = Int64(header[4]) << 8 | Int64(header[5])
             let tocLength = header[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            guard tocLength <= UInt64(Int64.max / 2) else { throw PublishError(path: path, "the xar header's TOC length is impossible") }
+            guard tocLength <= UInt64(Int64.max / 2) else { throw PublishError(path: path, "the xar header's TOC length is impossible", code: .unreadableInput) }
             tocEnd = headerSize + Int64(tocLength)
         }
         var offset: Int64 = 0
         while true {
             let got = buffer.withUnsafeMutableBytes { readFully(fd, $0, at: offset) }
-            guard got >= 0 else { throw PublishError(path: path, "cannot read: \(errnoText())") }
+            guard got >= 0 else { throw PublishError(path: path, "cannot read: \(errnoText())", code: .unreadableInput) }
             if got == 0 { break }
             try buffer.withUnsafeBytes { bytes in
                 let block = UnsafeRawBufferPointer(rebasing: bytes[0..<got])
@@ -54,7 +55,7 @@ struct PackageDigest: Sendable, Equatable {
             }
             offset += Int64(got)
         }
-        if xar && offset < tocEnd { throw PublishError(path: path, "the xar is shorter than its header and TOC") }
+        if xar && offset < tocEnd { throw PublishError(path: path, "the xar is shorter than its header and TOC", code: .unreadableInput) }
         return PackageDigest(size: offset, sha256: whole.finalize().hexString, tocSHA256: xar ? toc.finalize().hexString : nil)
     }
 }

@@ -12,7 +12,7 @@ struct PublishCandidate: Sendable {
     var entry: CatalogVersion
 }
 
-/// What a publish will do, decided from the folder's catalog and signature and the candidates
+/// What a publish will do, decided from the folder's catalog and signatures and the candidates
 /// alone, before anything is written: a pure value, so every refusal is known up front.
 struct PublishPlan: Sendable {
     /// The catalog after the publish.
@@ -27,15 +27,18 @@ struct PublishPlan: Sendable {
     var folderRefusals: [Diagnostic] = []
     /// Entries `--keep` removes, with their product.
     var removed: [(productIdentifier: String, entry: CatalogVersion)] = []
-    /// The signature file to write, when it must change.
-    var signature: Data?
+    /// The signature files to write before the catalog, oldest first: digest (the name without
+    /// `.sig`) and contents. The last is the new catalog's; one is written only when the file
+    /// there differs.
+    var signatureFiles: [(digest: String, contents: Data)] = []
 
     var isRefused: Bool { !refusals.isEmpty || !folderRefusals.isEmpty }
 
-    /// Decides a publish of `candidates` into a folder whose catalog is `existing` (its bytes
-    /// `existingBytes`, nil when there is none) and whose signature file holds `existingSignature`.
-    static func make(existing: Catalog, existingBytes: Data?, existingSignature: Data?, candidates: [PublishCandidate],
-                     keep: Int?, key: CatalogSigningKey?) -> PublishPlan {
+    /// Decides a publish of `candidates` into `folder`, whose catalog is `existing` (its bytes
+    /// `existingBytes`, nil when there is none); `signatures` holds what the folder says about
+    /// that catalog's signature.
+    static func make(folder: String, existing: Catalog, existingBytes: Data?, signatures: PublishedSignatures,
+                     candidates: [PublishCandidate], keep: Int?, keys: [CatalogSigningKey]) -> PublishPlan {
         var plan = PublishPlan(catalog: existing)
         var added: [String: [(index: Int, entry: CatalogVersion)]] = [:]
         for candidate in candidates {
@@ -89,31 +92,48 @@ struct PublishPlan: Sendable {
             products[id] = product
         }
         plan.catalog = Catalog(products: products.values.sorted { $0.productIdentifier.utf8.lexicographicallyPrecedes($1.productIdentifier.utf8) })
-        plan.decideSignature(newBytes: plan.catalog.encoded(), existingBytes: existingBytes, existingSignature: existingSignature, key: key)
+        plan.decideSignatures(folder: folder, newBytes: plan.catalog.encoded(), existingBytes: existingBytes, signatures: signatures, keys: keys)
         return plan
     }
 
-    /// A signed folder stays signed with the same key: publishing into it without `--sign`, or
-    /// with a key its signature does not verify with, would leave every client that trusts the
-    /// old key refusing the catalog.
-    private mutating func decideSignature(newBytes: Data, existingBytes: Data?, existingSignature: Data?, key: CatalogSigningKey?) {
-        guard let key else {
-            if existingSignature != nil && newBytes != existingBytes {
-                folderRefusals.append(Diagnostic(.badSignature, path: Catalog.signatureFileName,
-                    "the published catalog is signed: publish with --sign KEY.pem so that the new catalog is signed too (or delete \(Catalog.signatureFileName) to stop signing)"))
+    /// A signed folder stays signed with a key its clients trust: publishing into it without
+    /// `--sign`, or with no key its published signature verifies with, would leave every client
+    /// that trusts the old key refusing the catalog. Rotation works because one of the keys given
+    /// (the old one, beside the new) still verifies it.
+    private mutating func decideSignatures(folder: String, newBytes: Data, existingBytes: Data?, signatures: PublishedSignatures,
+                                           keys: [CatalogSigningKey]) {
+        guard let existingBytes, let published = signatures.current ?? signatures.legacy else {
+            if !keys.isEmpty { signatureFiles.append((CatalogSignature.digest(of: newBytes), CatalogSignature.fileContents(signing: newBytes, with: keys))) }
+            return
+        }
+        let path = folder + "/" + (signatures.current == nil ? Catalog.legacySignatureFileName : CatalogSignature.relativePath(for: existingBytes))
+        guard !keys.isEmpty else {
+            if newBytes != existingBytes {
+                folderRefusals.append(Diagnostic(.badSignature, path: path,
+                    "the published catalog is signed: publish with --sign KEY.pem so that the new catalog is signed too (or delete this file to stop signing)"))
             }
             return
         }
-        if let existingSignature, let existingBytes {
-            do {
-                try key.publicKey.verify(catalog: existingBytes, signatureFile: existingSignature)
-            } catch {
-                folderRefusals.append(Diagnostic(.badSignature, path: Catalog.signatureFileName,
-                    "the published catalog's signature does not verify with this key: it was signed with another key, which clients trust; sign with that key (or delete \(Catalog.signatureFileName) to change keys on purpose)"))
-                return
-            }
+        do {
+            try CatalogSignature.verify(existingBytes, signatureFile: published, trustedKeys: keys.map(\.publicKey), path: path)
+        } catch {
+            folderRefusals.append(Diagnostic(.badSignature, path: path,
+                "the published catalog's signature verifies with no key given: clients trust the key it was signed with; sign with that key too (--sign OLD.pem --sign NEW.pem rotates keys), or delete this file to change keys on purpose"))
+            return
         }
-        let file = key.signatureFile(for: newBytes)
-        if file != existingSignature { signature = file }
+        if signatures.current == nil && newBytes != existingBytes {
+            // A folder signed only in catalog.json.sig: its catalog gets a signature file too, so
+            // that a client served it stale by a cache still verifies it.
+            signatureFiles.append((CatalogSignature.digest(of: existingBytes), CatalogSignature.fileContents(signing: existingBytes, with: keys)))
+        }
+        signatureFiles.append((CatalogSignature.digest(of: newBytes), CatalogSignature.fileContents(signing: newBytes, with: keys)))
     }
+}
+
+/// What a published folder holds about its catalog's signature, read before a publish.
+struct PublishedSignatures: Sendable {
+    /// `signatures/<sha256>.sig` of the published catalog, when present.
+    var current: Data?
+    /// `catalog.json.sig`, as pkgtool wrote it before signature files were named by digest.
+    var legacy: Data?
 }

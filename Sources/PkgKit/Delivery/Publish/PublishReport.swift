@@ -5,9 +5,9 @@ public enum PublishStatus: String, Sendable, Codable {
     /// Everything given was already published with the same bytes: nothing was written.
     case unchanged
     /// A package is invalid or breaks immutability, or the folder's catalog or signature forbids
-    /// the change: nothing in the folder changed (exit 1).
+    /// the change: nothing in the folder changed.
     case refused
-    /// An input could not be read, or a write failed (exit 2).
+    /// An input could not be read, or the folder could not be written.
     case failed
 }
 
@@ -105,7 +105,9 @@ public struct PublishReport: Sendable, Encodable {
     public var destination: String
     /// `DIR/catalog.json`.
     public var catalog: String
-    /// `DIR/catalog.json.sig` when the folder's catalog is signed after the run, else nil.
+    /// The signature file of the folder's catalog after the run, `DIR/signatures/<sha256>.sig`
+    /// (or, in a folder last signed by an older pkgtool, `DIR/catalog.json.sig`); nil when the
+    /// catalog is not signed.
     public var signature: String?
     /// Every package given, in order.
     public var packages: [PublishedPackage]
@@ -113,15 +115,6 @@ public struct PublishReport: Sendable, Encodable {
     public var removed: [RemovedVersion]
     /// Findings about the folder itself (its catalog, its signature) or the key.
     public var diagnostics: [Diagnostic]
-
-    /// The exit status SPEC section 4 gives this outcome: 0, 1 (refused) or 2 (failed).
-    public var exitCode: Int32 {
-        switch status {
-        case .published, .unchanged: return 0
-        case .refused: return 1
-        case .failed: return 2
-        }
-    }
 
     /// Encodes every key, absent values as `null`.
     public func encode(to encoder: Encoder) throws {
@@ -136,24 +129,6 @@ public struct PublishReport: Sendable, Encodable {
     }
 
     enum CodingKeys: String, CodingKey { case status, destination, catalog, signature, packages, removed, diagnostics }
-}
-
-/// A write failed while publishing (exit 2). What was written before stays; the catalog is
-/// written last, so it never names a package that is not in place.
-public struct PublishError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// The file concerned.
-    public var path: String
-    /// What went wrong.
-    public var reason: String
-
-    /// An error about `path`.
-    public init(path: String, _ reason: String) {
-        self.path = path
-        self.reason = reason
-    }
-
-    /// `path: reason`.
-    public var description: String { "\(path): \(reason)" }
 }
 
 extension PublishReport {

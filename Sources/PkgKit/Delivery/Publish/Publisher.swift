@@ -7,36 +7,39 @@ import Darwin
 
 /// The options of one publish (the flags of `pkgtool publish`).
 public struct PublishOptions: Sendable {
-    /// `--sign KEY.pem`: also write `catalog.json.sig`.
-    public var signingKey: CatalogSigningKey?
+    /// `--sign KEY.pem`, once per key: also write `signatures/<sha256 of catalog.json>.sig`, one
+    /// line per key in this order (several keys while one is rotated out). Empty: unsigned.
+    public var signingKeys: [CatalogSigningKey]
     /// `--keep N`: afterwards keep only the newest N versions of each product.
     public var keep: Int?
     /// The size limits the packages are validated with.
     public var limits: PackageLimits
 
-    /// Options; by default unsigned, keeping every version, with the default 2 GiB limit.
-    public init(signingKey: CatalogSigningKey? = nil, keep: Int? = nil, limits: PackageLimits = PackageLimits()) {
+    /// Options; by default unsigned, keeping every version, with the default 2 GiB limit. A key
+    /// given twice signs once.
+    public init(signingKeys: [CatalogSigningKey] = [], keep: Int? = nil, limits: PackageLimits = PackageLimits()) {
         precondition(keep.map { $0 >= 1 } ?? true, "keep must be at least 1")
-        self.signingKey = signingKey
+        self.signingKeys = signingKeys.reduce(into: []) { keys, key in if !keys.contains(key) { keys.append(key) } }
         self.keep = keep
         self.limits = limits
     }
 }
 
 /// Turns packages into a published folder that any static web server can serve (SPEC section
-/// 7): `DIR/<IAPProductIdentifier>/<ContentVersion>.pkg` plus `DIR/catalog.json` (and
-/// `catalog.json.sig` when signing).
+/// 7): `DIR/<IAPProductIdentifier>/<ContentVersion>.pkg` plus `DIR/catalog.json` (and, when
+/// signing, `DIR/signatures/<sha256 of catalog.json>.sig`).
 ///
 /// Every package is validated, and every immutability rule judged, before anything is written:
 /// a refusal leaves the folder exactly as it was. Files appear atomically (written aside,
-/// flushed, renamed); the catalog is replaced only after the packages it names are in place,
-/// its signature right after it, and `--keep` deletes old files only once the catalog no
-/// longer names them. Two publishes into one folder are serialised by a lock on the folder.
+/// flushed, renamed); the catalog is replaced only after the packages it names and its
+/// signature file are in place, and old files (versions `--keep` drops, signature files beyond
+/// the newest 32) are deleted only once the catalog no longer needs them. Two publishes into
+/// one folder are serialised by a lock on the folder.
 public struct Publisher: Sendable {
     /// The published folder (`--to`).
     public var destination: String
 
-    /// A publisher into `destination` (created if missing, one level, never its parents).
+    /// A publisher into `destination` (created, with its missing parents, when a publish goes ahead).
     public init(destination: String) {
         var folder = destination
         while folder.count > 1 && folder.hasSuffix("/") { folder.removeLast() }
@@ -45,11 +48,14 @@ public struct Publisher: Sendable {
 
     /// `DIR/catalog.json`.
     public var catalogPath: String { destination + "/" + Catalog.fileName }
-    /// `DIR/catalog.json.sig`.
-    public var signaturePath: String { destination + "/" + Catalog.signatureFileName }
+    /// `DIR/catalog.json.sig`, which older pkgtool wrote: removed by a signed publish.
+    var legacySignaturePath: String { destination + "/" + Catalog.legacySignatureFileName }
+    /// `DIR/signatures/`.
+    var signatures: SignatureFolder { SignatureFolder(destination: destination) }
 
     /// Publishes `packages`. Refusals and unreadable inputs come back in the report (status
-    /// `refused` or `failed`); throws `PublishError` only when a write fails midway.
+    /// `refused` or `failed`, with the folder unchanged); throws `PublishError` (`io-error`) only
+    /// when a write fails midway.
     public func publish(_ packages: [String], options: PublishOptions = PublishOptions()) throws -> PublishReport {
         var report = PublishReport(status: .unchanged, destination: destination, catalog: catalogPath, signature: nil,
                                    packages: [], removed: [], diagnostics: [])
@@ -73,7 +79,7 @@ public struct Publisher: Sendable {
             report.diagnostics.append(error.diagnostic)
             return finished(report, status: .refused)
         } catch let error as PublishError {
-            report.diagnostics.append(Diagnostic(.unreadableInput, path: nil, error.description))
+            report.diagnostics.append(error.diagnostic)
             return finished(report, status: .failed)
         }
         if plan.isRefused {
@@ -91,14 +97,24 @@ public struct Publisher: Sendable {
             report.packages[candidate.index].status = .published
         }
         let bytes = plan.catalog.encoded()
-        if FileManager.default.contents(atPath: catalogPath) != bytes {
-            try write(bytes, to: catalogPath)
+        // Signatures before the catalog they sign: a server never serves a catalog without its
+        // signature file, whatever moment it reads the folder at.
+        var outdated: [String] = []
+        if !options.signingKeys.isEmpty {
+            let written = try signatures.write(plan.signatureFiles)
+            let (recorded, removed) = try signatures.record(written: written, current: CatalogSignature.digest(of: bytes))
+            wrote = wrote || recorded || !written.isEmpty
+            outdated = removed
+        }
+        if try PublishedFile.read(catalogPath, limit: Catalog.maximumBytes + 1) != bytes {
+            try PublishedFile.write(bytes, to: catalogPath)
             wrote = true
         }
-        if let signature = plan.signature {
-            try write(signature, to: signaturePath)
+        if !outdated.isEmpty {
+            try signatures.remove(outdated)
             wrote = true
         }
+        if !options.signingKeys.isEmpty, unlink(legacySignaturePath) == 0 { wrote = true }
         for (id, entry) in plan.removed {
             report.removed.append(RemovedVersion(productIdentifier: id, contentVersion: entry.contentVersion.description,
                                                  path: try removeFile(of: entry, product: id)))
@@ -127,7 +143,7 @@ public struct Publisher: Sendable {
                 guard check.facts.format != .folder else {
                     item.status = .refused
                     item.diagnostics.append(Diagnostic(.unreadableArchive, path: nil,
-                        "\(path) is a folder: publish takes package files; make one with `pkgtool create`"))
+                        "a folder, not a package file: publish takes package files; make one with `pkgtool create`"))
                     continue
                 }
                 guard check.isValid(), let content = check.contentInfo, let version = ContentVersion(content.contentVersion) else {
@@ -146,24 +162,32 @@ public struct Publisher: Sendable {
                 item.tocSHA256 = digest.tocSHA256
                 candidates.append(PublishCandidate(index: index, source: path, productIdentifier: content.productIdentifier, entry: entry))
             } catch let error as ReadError {
-                let (code, message) = Self.describe(error, path: path)
-                item.status = code == .unreadableInput ? .failed : .refused
-                item.diagnostics.append(Diagnostic(code, path: nil, message))
+                item.status = error.code == .unreadableInput ? .failed : .refused
+                item.diagnostics.append(error.diagnostic)
+            } catch let error as PublishError {
+                item.status = .failed
+                item.diagnostics.append(error.diagnostic)
             } catch {
                 item.status = .failed
-                item.diagnostics.append(Diagnostic(.unreadableInput, path: nil, "\(error)"))
+                item.diagnostics.append(Diagnostic(.unreadableInput, path: path, "\(error)"))
             }
         }
         return candidates
     }
 
-    /// Reads the folder's catalog and signature (if any) and plans the publish.
+    /// Reads the folder's catalog and its signature (if any) and plans the publish.
     private func decide(_ candidates: [PublishCandidate], options: PublishOptions) throws -> PublishPlan {
-        let bytes = try readIfPresent(catalogPath, limit: Catalog.maximumBytes + 1)
-        let existing = try bytes.map { data throws(CatalogError) in try Catalog(data: data) } ?? Catalog()
-        let signature = try readIfPresent(signaturePath, limit: 4096)
-        return PublishPlan.make(existing: existing, existingBytes: bytes, existingSignature: signature,
-                                candidates: candidates, keep: options.keep, key: options.signingKey)
+        let bytes = try PublishedFile.read(catalogPath, limit: Catalog.maximumBytes + 1)
+        let existing: Catalog
+        do {
+            existing = try bytes.map { data throws(CatalogError) in try Catalog(data: data) } ?? Catalog()
+        } catch {
+            throw CatalogError(error.reason, path: catalogPath)
+        }
+        let published = PublishedSignatures(current: try bytes.flatMap { data throws(PublishError) in try signatures.read(CatalogSignature.digest(of: data)) },
+                                            legacy: try PublishedFile.read(legacySignaturePath, limit: CatalogSignature.maximumBytes + 1))
+        return PublishPlan.make(folder: destination, existing: existing, existingBytes: bytes, signatures: published,
+                                candidates: candidates, keep: options.keep, keys: options.signingKeys)
     }
 
     /// Copies a package to `DIR/<id>/<version>.pkg`, checking the bytes copied against the
@@ -171,10 +195,7 @@ public struct Publisher: Sendable {
     /// interrupted before its catalog) is kept; one with other bytes was never in a catalog
     /// and is replaced. Returns whether anything was written.
     private func copy(_ candidate: PublishCandidate) throws -> Bool {
-        let product = destination + "/" + candidate.productIdentifier
-        guard mkdir(product, 0o755) == 0 || errno == EEXIST else {
-            throw PublishError(path: product, "cannot create the product folder: \(errnoText())")
-        }
+        try makeFolders(destination + "/" + candidate.productIdentifier)
         let target = destination + "/" + candidate.entry.url
         if FileManager.default.fileExists(atPath: target),
            let there = try? PackageDigest.compute(target, xar: false), there.sha256 == candidate.entry.sha256 {
@@ -186,23 +207,13 @@ public struct Publisher: Sendable {
             let copied = try PackageDigest.stream(candidate.source, xar: false) { try file.output.write($0) }
             guard copied.sha256 == candidate.entry.sha256 else {
                 file.discard()
-                throw PublishError(path: candidate.source, "the package changed while it was being published: publish again")
+                throw PublishError(path: candidate.source, "changed while it was being published: publish again", code: .unreadableInput)
             }
             try file.commit()
         } catch let error as WriteError {
-            throw PublishError(path: target, Self.describe(error))
+            throw PublishError(path: target, PublishedFile.describe(error))
         }
         return true
-    }
-
-    private func write(_ data: Data, to path: String) throws {
-        do {
-            let file = try AtomicFile(destination: path)
-            try data.withUnsafeBytes { try file.output.write($0) }
-            try file.commit()
-        } catch let error as WriteError {
-            throw PublishError(path: path, Self.describe(error))
-        }
     }
 
     /// Deletes the file of an entry `--keep` dropped, when it is this folder's own
@@ -216,14 +227,14 @@ public struct Publisher: Sendable {
 
     // MARK: - Folder
 
-    /// Opens (and with `create`, makes) the destination and locks it; nil when it does not exist.
+    /// Opens (and with `create`, makes, with its missing parents) the destination and locks
+    /// it; nil when it does not exist.
     private func openDestination(create: Bool) throws -> Int32? {
-        if create, mkdir(destination, 0o755) != 0, errno != EEXIST {
-            throw PublishError(path: destination, "cannot create the folder: \(errnoText())")
-        }
+        if create { try makeFolders(destination) }
         let fd = open(destination, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {
-            if errno == ENOENT && !create { return nil }
+            // Not there, or a file stands in the way: makeFolders says which, if it goes ahead.
+            if (errno == ENOENT || errno == ENOTDIR) && !create { return nil }
             throw PublishError(path: destination, errnoText())
         }
         while flock(fd, LOCK_EX) != 0 {
@@ -235,36 +246,19 @@ public struct Publisher: Sendable {
         return fd
     }
 
-    private func readIfPresent(_ path: String, limit: Int) throws -> Data? {
-        guard let handle = FileHandle(forReadingAtPath: path) else {
-            if access(path, F_OK) != 0 && errno == ENOENT { return nil }
-            throw PublishError(path: path, "cannot read: \(errnoText())")
-        }
-        defer { try? handle.close() }
-        do {
-            return try handle.read(upToCount: limit) ?? Data()
-        } catch {
-            throw PublishError(path: path, "cannot read: \(error)")
-        }
-    }
-
     private func finished(_ report: PublishReport, status: PublishStatus) -> PublishReport {
         var report = report
         report.status = status
-        report.signature = FileManager.default.fileExists(atPath: signaturePath) ? signaturePath : nil
+        report.signature = signaturePath()
         return report
     }
 
-    static func describe(_ error: ReadError, path: String) -> (DiagnosticCode, String) {
-        if case .io = error { return (error.code, error.description) }
-        return (error.code, error.diagnostic.path == nil ? "\(path): \(error.description)" : error.description)
-    }
-
-    static func describe(_ error: WriteError) -> String {
-        switch error {
-        case .io(_, let message): return message
-        case .compression(let message): return message
-        case .sourceChanged(let path): return "\(path) changed while it was read"
+    /// The signature file of the catalog in the folder now, if it has one.
+    private func signaturePath() -> String? {
+        if let bytes = try? PublishedFile.read(catalogPath, limit: Catalog.maximumBytes + 1) {
+            let path = signatures.filePath(CatalogSignature.digest(of: bytes))
+            if access(path, F_OK) == 0 { return path }
         }
+        return access(legacySignaturePath, F_OK) == 0 ? legacySignaturePath : nil
     }
 }

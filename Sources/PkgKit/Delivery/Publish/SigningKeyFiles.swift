@@ -11,7 +11,8 @@ import Darwin
 /// A private key is never overwritten: losing it would strand every app that trusts its public
 /// key. When `NAME.pem` already exists, it is kept and reported (`existing`), and a missing
 /// `NAME.pub.pem` is derived from it, so the command can run in every build without ever
-/// replacing a key (as Sparkle's `generate_keys` does).
+/// replacing a key (as Sparkle's `generate_keys` does). Missing folders above `NAME` are
+/// created, as for every output path.
 public struct SigningKeyFiles: Sendable {
     /// `NAME.pem`.
     public var privateKeyPath: String
@@ -54,6 +55,11 @@ public struct SigningKeyFiles: Sendable {
         if try readIfPresent(publicKeyPath) != nil {
             throw .refused(path: publicKeyPath, "exists without its private key \(privateKeyPath): a new key would not match it; remove it or choose another NAME")
         }
+        do {
+            try makeFolders(AtomicFile.directory(of: privateKeyPath))
+        } catch {
+            throw .io(path: error.path, error.reason)
+        }
         let key = CatalogSigningKey()
         try write(key.pemRepresentation, to: privateKeyPath, mode: 0o600)
         do {
@@ -67,7 +73,8 @@ public struct SigningKeyFiles: Sendable {
 
     private func readIfPresent(_ path: String) throws(KeyFileError) -> String? {
         guard let data = FileManager.default.contents(atPath: path) else {
-            if access(path, F_OK) != 0 && errno == ENOENT { return nil }
+            // ENOTDIR: a file stands where a folder above must be; creating the folders says so.
+            if access(path, F_OK) != 0 && (errno == ENOENT || errno == ENOTDIR) { return nil }
             throw .unreadable(path: path, "cannot read: \(errnoText())")
         }
         return String(decoding: data, as: UTF8.self)
@@ -82,42 +89,9 @@ public struct SigningKeyFiles: Sendable {
         } catch let error as KeyFileError {
             throw error
         } catch let error as WriteError {
-            throw .io(path: path, Publisher.describe(error))
+            throw .io(path: path, PublishedFile.describe(error))
         } catch {
             throw .io(path: path, "\(error)")
         }
-    }
-}
-
-/// Why `keygen` wrote nothing.
-public enum KeyFileError: Error, Sendable, Equatable, CustomStringConvertible {
-    /// A key file exists and cannot be used (exit 2).
-    case unreadable(path: String, String)
-    /// The files that exist do not belong together (exit 1).
-    case refused(path: String, String)
-    /// A write failed (exit 2).
-    case io(path: String, String)
-
-    /// `path: reason`.
-    public var description: String {
-        switch self {
-        case .unreadable(let path, let reason), .refused(let path, let reason), .io(let path, let reason): return "\(path) \(reason)"
-        }
-    }
-
-    /// 1 for a refusal, 2 when a file cannot be read or written.
-    public var exitCode: Int32 {
-        if case .refused = self { return 1 }
-        return 2
-    }
-
-    /// The diagnostic: `bad-signature` for key files that do not match, else `unreadable-input`.
-    public var diagnostic: Diagnostic {
-        if case .refused(let path, _) = self { return Diagnostic(.badSignature, path: path, description) }
-        let path: String
-        switch self {
-        case .unreadable(let where_, _), .io(let where_, _), .refused(let where_, _): path = where_
-        }
-        return Diagnostic(.unreadableInput, path: path, description)
     }
 }

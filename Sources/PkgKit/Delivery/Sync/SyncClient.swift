@@ -14,7 +14,7 @@ import Foundation
 /// ```swift
 /// let client = SyncClient(catalogURL: URL(string: "https://cdn.example.com/content/catalog.json")!,
 ///                         documents: documents.path)
-/// let report = try await client.sync(SyncClient.Options(products: ["com.example.book.chapter1"], trustedKey: key))
+/// let report = try await client.sync(SyncClient.Options(products: ["com.example.book.chapter1"], trustedKeys: [key]))
 /// ```
 public struct SyncClient: Sendable {
     /// The catalog's URL (`http`, `https` or `file`).
@@ -28,8 +28,10 @@ public struct SyncClient: Sendable {
     public struct Options: Sendable {
         /// The products to bring up to date; empty means every product installed in `documents`.
         public var products: [String]
-        /// The public key the catalog's signature must verify with; nil accepts an unsigned catalog.
-        public var trustedKey: CatalogVerifyingKey?
+        /// The public keys a line of the catalog's signature file must verify with (any line,
+        /// any key: a folder signed with an old and a new key verifies with either); empty
+        /// accepts an unsigned catalog.
+        public var trustedKeys: [CatalogVerifyingKey]
         /// Afterwards keep the current version plus the newest `keep − 1` others.
         public var keep: Int?
         /// The size limit: a catalog entry over it is refused before anything is downloaded.
@@ -45,11 +47,11 @@ public struct SyncClient: Sendable {
         public var cancellation: Cancellation?
 
         /// Options; by default an update run of every installed product, deltas allowed.
-        public init(products: [String] = [], trustedKey: CatalogVerifyingKey? = nil, keep: Int? = nil,
+        public init(products: [String] = [], trustedKeys: [CatalogVerifyingKey] = [], keep: Int? = nil,
                     limits: PackageLimits = PackageLimits(), delta: Bool = true, retryPolicy: RetryPolicy = RetryPolicy(),
                     transferPolicy: TransferPolicy = TransferPolicy(), cancellation: Cancellation? = nil) {
             self.products = products
-            self.trustedKey = trustedKey
+            self.trustedKeys = trustedKeys
             self.keep = keep
             self.limits = limits
             self.delta = delta
@@ -94,8 +96,8 @@ public struct SyncClient: Sendable {
         progress?(SyncProgress(productIdentifier: nil, phase: .catalog, done: 0, total: 0))
         let fetched: FetchedCatalog
         do {
-            fetched = try await Catalog.fetch(from: catalogURL, using: transport, trustedKey: options.trustedKey,
-                                           retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy)
+            fetched = try await Catalog.fetch(from: catalogURL, using: transport, trustedKeys: options.trustedKeys,
+                                              retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy)
             report.bytesDownloaded += Int64(fetched.bytes.count)
         } catch let error as SignatureError {
             return Self.catalogFailed(error.diagnostic, status: .refused, products: selected)
