@@ -15,18 +15,6 @@ SWIFT             ?= swift
 RELEASE_FLAGS     ?= $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib,)
 SWIFT_BUILD_FLAGS ?=
 SWIFT_TEST_FLAGS  ?= --parallel
-# Suites that hold a thread for a long time (building a package against PkgKit alone, killing
-# extracts mid-install): run on their own, so that they cannot starve the network tests, which
-# await on Swift's cooperative threads (as many as cores: two here), into their time limits.
-LONG_SUITES       := PortabilityTests|ExtractFaultTests
-# Suites that fill a URLSession's delegate queue, which on Linux holds the one queue every session
-# of the process runs on: alone, so that they trip no other test's idle timeout (and no long suite
-# holds the threads their awaits need).
-QUEUE_SUITES      := BackPressureTests
-# Suites whose time-outs and retries are measured on the clock (idle timeouts, slow servers):
-# run by themselves after the others, so that tests blocking a thread on a child process cannot
-# hold up their awaits (a 0.5 s idle timeout took 28 s under the full parallel run).
-NETWORK_SUITES    := CatalogFetchTests|NginxDownloadTests|ResumableDownloadTests|SyncCommandTests
 PREFIX            ?= /usr/local
 BINDIR            ?= $(PREFIX)/bin
 DATADIR           ?= $(PREFIX)/share
@@ -83,10 +71,7 @@ test: deps
 	@$(SWIFT) build --build-tests -q $(SWIFT_BUILD_FLAGS)
 	@$(MAKE) --no-print-directory man MAN_CONFIG=debug
 	@echo "==> Running the test suite (a few minutes: end-to-end tests run the binary on real packages)"
-	@$(SWIFT) test --skip-build $(SWIFT_TEST_FLAGS) --skip '$(LONG_SUITES)|$(QUEUE_SUITES)|$(NETWORK_SUITES)'
-	@$(SWIFT) test --skip-build $(SWIFT_TEST_FLAGS) --filter '$(LONG_SUITES)'
-	@$(SWIFT) test --skip-build $(SWIFT_TEST_FLAGS) --filter '$(QUEUE_SUITES)'
-	@$(SWIFT) test --skip-build $(SWIFT_TEST_FLAGS) --filter '$(NETWORK_SUITES)'
+	@$(SWIFT) test --skip-build $(SWIFT_TEST_FLAGS)
 
 demo: build
 	@echo "==> Running scripts/demo.sh with $(RELEASE_BIN)"

@@ -92,7 +92,7 @@ struct NginxDownloadTests {
             _ = try await download(nginx, size: 1_000).run(using: StandardTransport())
             Issue.record("must be refused")
         } catch let error as DownloadError {
-            #expect(error.isRefusal)
+            #expect(error.disposition == .refused)
         }
         #expect((folder.size("1.0.part") ?? 0) <= 1_000)
     }

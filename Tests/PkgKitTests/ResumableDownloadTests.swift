@@ -119,7 +119,7 @@ import TestSupport
             case .bodyTooLong, .sizeMismatch: break
             default: Issue.record("unexpected \(error)"); return
             }
-            #expect(error.isRefusal)
+            #expect(error.disposition == .refused)
             #expect(error.diagnostic.code == .checksumMismatch)
         }
         #expect((folder.size("p.part") ?? 0) <= Int64(data.count))
@@ -267,6 +267,19 @@ import TestSupport
         #expect(try CatalogLocation.url(for: "pub", relativeTo: folder.root).path == folder.path("pub/catalog.json"))
         #expect(try CatalogLocation.url(for: "https://cdn.example.com/c/catalog.json").absoluteString == "https://cdn.example.com/c/catalog.json")
         #expect(try CatalogLocation.url(for: "https://cdn.example.com/c/").absoluteString == "https://cdn.example.com/c/catalog.json")
-        #expect(throws: TransportError.self) { try CatalogLocation.url(for: "ftp://example.com/catalog.json") }
+        // A folder URL, with or without its slash (SPEC section 7).
+        #expect(try CatalogLocation.url(for: "https://cdn.example.com/c").absoluteString == "https://cdn.example.com/c/catalog.json")
+        #expect(try CatalogLocation.url(for: "https://cdn.example.com").absoluteString == "https://cdn.example.com/catalog.json")
+        #expect(try CatalogLocation.url(for: "https://cdn.example.com/c/other.json").absoluteString == "https://cdn.example.com/c/other.json")
+        #expect(throws: CatalogLocation.Problem.unsupported("ftp://example.com/catalog.json")) {
+            try CatalogLocation.url(for: "ftp://example.com/catalog.json")
+        }
+        // A package is extract's: by its name, or by its bytes whatever its name.
+        #expect(throws: CatalogLocation.Problem.package("https://cdn.example.com/c/1.0.pkg")) {
+            try CatalogLocation.url(for: "https://cdn.example.com/c/1.0.pkg")
+        }
+        try folder.write("levels.zip", Data([0x50, 0x4B, 0x03, 0x04]) + Data(count: 100))
+        #expect(throws: CatalogLocation.Problem.package("levels.zip")) { try CatalogLocation.url(for: "levels.zip", relativeTo: folder.root) }
+        #expect(throws: CatalogLocation.Problem.package("x.pkg")) { try CatalogLocation.url(for: "x.pkg", relativeTo: folder.root) }
     }
 }

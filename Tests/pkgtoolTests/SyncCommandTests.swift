@@ -218,7 +218,10 @@ import TestSupport
         #expect(update.status == 0, "\(update.stdout)")
         let elsewhere = (update.json["products"] as? [[String: Any]])?.first { $0["productIdentifier"] as? String == "com.example.elsewhere" }
         #expect(elsewhere?["status"] as? String == "unchanged")
-        #expect(codes(elsewhere ?? [:]) == ["unknown-product"])
+        // unknown-product is an error code: a product this catalog does not list is left as it
+        // is without one, and said so (`listed: false`).
+        #expect(codes(elsewhere ?? [:]) == [])
+        #expect(elsewhere?["listed"] as? Bool == false)
     }
 
     // MARK: - Faults

@@ -11,7 +11,10 @@ import Foundation
 ///
 /// It holds the version folders, the record (`ContentInfo.plist`, naming the current one) and the
 /// work in progress (`.staging-*`, `.download-*`), and repairs what an interrupted run left.
-final class ProductFolder {
+final class ProductFolder: @unchecked Sendable {
+    // @unchecked: every stored property is immutable; the descriptors are used with *at calls,
+    // which the kernel serialises, and a sync hands the folder from task to install thread.
+
     /// The product identifier, which is the folder's name.
     let identifier: String
     /// `DIR/<id>`, for messages.
@@ -34,8 +37,11 @@ final class ProductFolder {
     static func downloadName(_ version: String) -> String { ".download-\(version).part" }
 
     /// Opens (and, when `create`, makes) `documents/<id>` and takes its lock, waiting for another
-    /// process that holds it; nil when the folder is absent and `create` is false.
-    static func open(documents: String, identifier: String, create: Bool, cancellation: Cancellation? = nil) throws -> ProductFolder? {
+    /// process that holds it; nil when the folder is absent and `create` is false. With `locking`
+    /// false the folder is opened to be looked at only: no lock is taken (or created), nothing
+    /// waits, and nothing may be written through it.
+    static func open(documents: String, identifier: String, create: Bool, locking: Bool = true,
+                     cancellation: Cancellation? = nil) throws -> ProductFolder? {
         let path = documents + "/" + identifier
         guard ProductIdentifier.problem(with: identifier) == nil else {
             throw InstallError.unsafeDestination(path: path, "not a valid IAPProductIdentifier")
@@ -66,7 +72,7 @@ final class ProductFolder {
             throw InstallError.io(path: path, String(cString: strerror(code)))
         }
         do {
-            let lock = try takeLock(fd, path: path, cancellation: cancellation)
+            let lock = locking ? try takeLock(fd, path: path, cancellation: cancellation) : -1
             return ProductFolder(identifier: identifier, path: path, descriptor: fd, created: created, lock: lock)
         } catch {
             close(fd)
@@ -83,7 +89,7 @@ final class ProductFolder {
     }
 
     deinit {
-        close(lock)
+        if lock >= 0 { close(lock) }
         close(descriptor)
     }
 

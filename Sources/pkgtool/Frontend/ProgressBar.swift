@@ -15,8 +15,8 @@ final class ProgressBar: @unchecked Sendable {
         self.enabled = enabled && isatty(2) == 1
     }
 
-    /// Reports `done` of `total` bytes.
-    func update(_ done: Int64, of total: Int64) {
+    /// Reports `done` of `total` bytes, of the work `label` names (a product), if given.
+    func update(_ done: Int64, of total: Int64, label: String? = nil) {
         guard enabled else { return }
         lock.lock()
         defer { lock.unlock() }
@@ -31,7 +31,7 @@ final class ProgressBar: @unchecked Sendable {
         let width = 30
         let filled = Int(fraction * Double(width))
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
-        let line = String(format: "\r[%@] %3.0f%% %@/%@ %@/s %@ left ", bar, fraction * 100,
+        let line = String(format: "\r%@[%@] %3.0f%% %@/%@ %@/s %@ left ", label.map { $0 + " " } ?? "", bar, fraction * 100,
                           Self.bytes(done), Self.bytes(total), Self.bytes(Int64(rate)), Self.duration(left))
         FileHandle.standardError.write(Data(line.utf8))
     }

@@ -46,6 +46,9 @@ extension Pkgtool {
         /// `--json` and `--quiet`, given before or after the command name.
         var output: OutputOptions { outputOptions.merged(with: root.outputOptions) }
 
+        @Flag(help: "Report what a sync would do, writing nothing and downloading no package (exit 3 when updates are available).")
+        var check = false
+
         func validate() throws {
             if let keep, keep < 1 { throw ValidationError("--keep must be at least 1") }
             guard timeout > 0, timeout <= 86_400 else { throw ValidationError("--timeout must be a number of seconds above 0 and at most 86400") }
@@ -73,19 +76,22 @@ extension Pkgtool {
                                              delta: !noDelta,
                                              transferPolicy: TransferPolicy(idleTimeout: .milliseconds(Int64(timeout * 1000))),
                                              cancellation: Interruption.cancellation)
-            let bar = ProgressBar(enabled: !output.json && !output.quiet)
-            let report: SyncReport
+            let client = SyncClient(catalogURL: catalogURL, documents: documents)
             do {
-                report = try await SyncClient(catalogURL: catalogURL, documents: documents).sync(options) { step in
-                    if step.phase == .downloading { bar.update(step.done, of: step.total) }
+                if check {
+                    try finish(try await client.check(options))
+                }
+                let bar = ProgressBar(enabled: !output.json && !output.quiet)
+                defer { bar.finish() }
+                let report = try await client.sync(options) { step in
+                    if step.phase == .downloading { bar.update(step.done, of: step.total, label: step.productIdentifier) }
                 }
                 bar.finish()
+                try finish(report)
             } catch is OperationCancelled {
-                bar.finish()
                 Console.err("sync: interrupted; the previous versions stay current (a download in progress resumes next time)")
                 throw Interruption.exitCode
             }
-            try finish(report)
         }
 
         /// A report for a refusal before anything was fetched: every requested product refused.
@@ -95,15 +101,12 @@ extension Pkgtool {
                               diagnostics: [diagnostic])
         }
 
-        /// Prints the report and exits with its status.
+        /// Prints a sync's report and exits with its status.
         private func finish(_ report: SyncReport) throws -> Never {
             if output.json {
                 Console.json(report)
             } else {
-                var shown = Set<Diagnostic>()
-                for diagnostic in report.diagnostics + report.products.flatMap(\.diagnostics) where shown.insert(diagnostic).inserted {
-                    Console.print([diagnostic], quiet: output.quiet)
-                }
+                printDiagnostics(report.diagnostics + report.products.flatMap(\.diagnostics), signature: report.signature)
                 if !output.quiet {
                     for product in report.products { Console.out(line(for: product)) }
                     if report.products.isEmpty && report.diagnostics.isEmpty {
@@ -111,7 +114,44 @@ extension Pkgtool {
                     }
                 }
             }
-            throw ExitCode(report.exitCode)
+            throw Self.exitCode(report.outcome)
+        }
+
+        /// Prints a check's report and exits with its status.
+        private func finish(_ report: SyncCheckReport) throws -> Never {
+            if output.json {
+                Console.json(report)
+            } else {
+                printDiagnostics(report.diagnostics + report.products.flatMap(\.diagnostics), signature: report.signature)
+                if !output.quiet {
+                    for product in report.products { Console.out(line(for: product)) }
+                    if report.products.isEmpty && report.diagnostics.isEmpty {
+                        Console.out("nothing to check: no product is installed in \(documents) (name one with --product)")
+                    }
+                }
+            }
+            throw Self.exitCode(report.outcome)
+        }
+
+        /// Each diagnostic once, and a word when a signed catalog was taken without checking it.
+        private func printDiagnostics(_ diagnostics: [Diagnostic], signature: CatalogSignatureStatus?) {
+            var shown = Set<Diagnostic>()
+            for diagnostic in diagnostics where shown.insert(diagnostic).inserted {
+                Console.print([diagnostic], quiet: output.quiet)
+            }
+            if signature == .unchecked && !output.quiet {
+                Console.err("note: the catalog is signed, but its signature was not checked: pass --trust KEY.pub.pem (the publisher's public key) to check it")
+            }
+        }
+
+        /// SPEC section 7: 0 success, 3 updates available (`--check`), 1 refused, 2 failed.
+        static func exitCode(_ outcome: SyncOutcome) -> ExitCode {
+            switch outcome {
+            case .success: return .success
+            case .updatesAvailable: return ExitCode(3)
+            case .refused: return ExitCode(1)
+            case .failed: return ExitCode(2)
+            }
         }
 
         /// `installed com.x 1.1 (was 1.0, delta: 3 files, 41 kB downloaded)`.
@@ -126,14 +166,36 @@ extension Pkgtool {
                     details.append("delta: \(files) \(files == 1 ? "file" : "files"), \(bytes)")
                 } else {
                     details.append(bytes)
+                    if let resumed = product.resumedFrom { details.append("resumed at \(Self.bytes(resumed))") }
+                    if let reason = product.fullDownloadReason, reason != .resuming { details.append("full download: \(reason.rawValue)") }
                 }
                 return "installed \(id) \(version) (\(details.joined(separator: ", ")))"
-            case .unchanged:
-                return "unchanged \(id) \(product.previousVersion ?? version)"
+            case .unchanged, .update:
+                let current = product.previousVersion ?? version
+                if !product.listed { return "unchanged \(id) \(current) (this catalog does not list it)" }
+                return "unchanged \(id) \(current)"
             case .refused:
                 return "refused \(id)\(product.contentVersion.map { " " + $0 } ?? ""): nothing installed"
             case .failed:
                 return "failed \(id)\(product.contentVersion.map { " " + $0 } ?? ""): nothing installed; run sync again"
+            }
+        }
+
+        /// `update com.x 1.0 -> 1.1 (delta, 1.7 MB to download)`.
+        private func line(for product: ProductCheck) -> String {
+            let id = product.productIdentifier, version = product.contentVersion ?? "?"
+            switch product.status {
+            case .update:
+                let from = product.previousVersion.map { "\($0) -> " } ?? ""
+                var how = product.delta ? "delta" : "full"
+                if let reason = product.fullDownloadReason { how += ": \(reason.rawValue)" }
+                return "update \(id) \(from)\(version) (\(how), \(Self.bytes(product.bytesToDownload)) to download)"
+            case .unchanged, .installed:
+                return "unchanged \(id) \(product.previousVersion ?? version)"
+            case .refused:
+                return "refused \(id)\(product.contentVersion.map { " " + $0 } ?? "")"
+            case .failed:
+                return "failed \(id)\(product.contentVersion.map { " " + $0 } ?? "")"
             }
         }
 

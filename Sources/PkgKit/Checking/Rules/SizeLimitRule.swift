@@ -7,7 +7,8 @@ public struct SizeLimitRule: Rule {
         if let bytes = package.archiveBytes, bytes > limit {
             findings.append(Diagnostic(.sizeLimit, path: nil, "the package file is \(bytes) bytes, over the limit of \(limit): split the content into several products"))
         }
-        let payload = package.entries.lazy.filter { $0.kind == .file }.reduce(Int64(0)) { $0 + $1.size }
+        // payloadBytes: the regular files under Contents/ (ContentInfo.plist is not payload).
+        let payload = package.entries.lazy.filter { $0.kind == .file && $0.path.isInsideContents }.reduce(Int64(0)) { $0 + $1.size }
         if package.stoppedAtSizeLimit || payload > limit {
             findings.append(Diagnostic(.sizeLimit, path: package.stoppedAtSizeLimit ? package.entries.last?.path.description : nil,
                                        "the unpacked content passes the limit of \(limit) bytes (reading stopped there): split the content or raise --max-size"))

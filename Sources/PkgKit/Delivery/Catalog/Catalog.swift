@@ -15,9 +15,10 @@ public struct Catalog: Sendable, Equatable {
     /// The file beside the catalog where pkgtool before signature files named by digest kept
     /// the one signature: no longer read nor written; `publish --sign` removes it.
     public static let legacySignatureFileName = "catalog.json.sig"
-    /// The largest catalog accepted (16 MiB): a bigger body is refused before it is parsed, so a
-    /// hostile or broken server cannot make a client hold an endless catalog in memory.
-    public static let maximumBytes = 16 << 20
+    /// The largest catalog accepted (64 MiB, SPEC section 7): a bigger body is cut off and refused
+    /// (`invalid-catalog`) before it is parsed, so a hostile or broken server cannot make a client
+    /// hold an endless catalog in memory.
+    public static let maximumBytes = 64 << 20
 
     /// Every product, each with its published versions.
     public var products: [CatalogProduct]

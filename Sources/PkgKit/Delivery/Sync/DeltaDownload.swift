@@ -1,10 +1,11 @@
 import Foundation
 
-/// The download half of a delta update: fetches a package's header and table of contents with a
-/// Range request, checks them against the catalog's `tocSHA256`, plans what the installed
-/// version already holds (`DeltaPlan`), and fetches only the heap ranges of what changed, one
-/// request per merged range, into a `SparseCopy`. The install half is the installer's, reading
-/// that copy through `DeltaReader`.
+/// The download half of a delta update, in two steps: `fetchTableOfContents` gets a package's
+/// header and table of contents with a Range request and checks them against the catalog's
+/// `tocSHA256`; `fetchRanges` then gets only the heap ranges a `DeltaPlan` names, one request per
+/// merged range, into the same `SparseCopy`. Between the two, the caller plans against the
+/// installed version (`sync`), or only counts what would be fetched (`sync --check`). The install
+/// half is the installer's, reading the copy through `DeltaReader`.
 struct DeltaDownload: Sendable {
     /// The package's URL and its catalog entry.
     var url: URL
@@ -16,89 +17,93 @@ struct DeltaDownload: Sendable {
     /// How much of the header and TOC the first request asks for: most TOCs fit.
     static let firstRequestBytes: Int64 = 64 << 10
 
-    /// What the download part found.
-    enum Outcome: Sendable {
-        /// The ranges are in the copy; these files come from the installed version.
-        case ready(DeltaPlan)
-        /// The server answered the first Range request with the whole file (200), which is now
-        /// in the copy, checked against the catalog's size and sha256: install it as it is.
-        case whole
-        /// The server stopped answering Range requests part-way: download the package whole.
-        case rangesIgnored
+    /// What the first step found.
+    enum TableOfContents: Sendable {
+        /// The header and TOC are in the copy, checked; bytes `0 ..< fetched` are there.
+        case ready(XarTableOfContents, files: [DeltaPlan.WantedFile], fetched: Int64)
+        /// The server answered the Range request with the whole file (200). With `acceptWhole`
+        /// it is now in the copy, checked against the catalog's size and sha256; without, the
+        /// transfer was dropped at once.
+        case whole(downloaded: Bool)
         /// A delta does not apply (not a xar pkgtool reads itself).
         case notApplicable(String)
     }
 
-    /// The server sent the whole file for a Range request.
-    private struct RangesIgnored: Error {}
+    /// The server sent the whole file for a Range request where it was not wanted.
+    struct RangesIgnored: Error {}
 
-    /// Runs the download part into `copy`, planning against the installed version folder
-    /// `version` of `product`. `received` counts every byte that arrives.
-    func run(into copy: SparseCopy, product: ProductFolder, installedVersion version: String,
-             received: ByteCounter, progress: (@Sendable (Int64, Int64) -> Void)?) async throws -> Outcome {
+    /// Step one: the header and TOC into `copy`. `received` counts every byte that arrives.
+    func fetchTableOfContents(into copy: SparseCopy, acceptWhole: Bool, received: ByteCounter,
+                              progress: (@Sendable (Int64, Int64) -> Void)?) async throws -> TableOfContents {
         guard let tocSHA256 = entry.tocSHA256 else { return .notApplicable("the catalog gives no tocSHA256") }
+        // The header and (most likely) the whole TOC and its checksum in one request. A server
+        // that ignores Range sends the whole package instead: with `acceptWhole` that is then the
+        // one download.
+        var fetched = min(entry.size, Self.firstRequestBytes)
         do {
-            // The header and (most likely) the whole TOC and its checksum in one request. A server
-            // that ignores Range sends the whole package instead: that is then the one download.
-            var fetchedEnd = min(entry.size, Self.firstRequestBytes)
-            if try await fetch(0 ..< fetchedEnd, into: copy, received: received, acceptWhole: true,
+            if try await fetch(0 ..< fetched, into: copy, received: received, acceptWhole: acceptWhole,
                                advanced: { progress?(received.value, entry.size) }) {
                 let digest = try copy.sha256(ofFirst: entry.size)
                 guard digest == entry.sha256.lowercased() else {
                     throw DownloadError.checksumMismatch(url: url.absoluteString, expected: entry.sha256, actual: digest)
                 }
-                return .whole
+                return .whole(downloaded: true)
             }
-            let header = try copy.read(28, at: 0)
-            guard header.count == 28, header.starts(with: Array("xar!".utf8)), header[4] == 0, header[5] == 28 else {
-                return .notApplicable("not a xar package pkgtool reads itself")
-            }
-            let tocLength = header[8..<16].reduce(Int64(0)) { $0 << 8 | Int64($1) }
-            guard tocLength > 0, tocLength < entry.size - 28 else { return .notApplicable("the header's TOC length does not fit the package") }
-            let tocEnd = 28 + tocLength
-            // The TOC's own checksum follows it in every xar writer's output (heap offset 0).
-            let wanted = min(entry.size, tocEnd + 64)
-            if wanted > fetchedEnd {
-                try await fetch(fetchedEnd ..< wanted, into: copy, received: received)
-                fetchedEnd = wanted
-            }
-            let digest = try copy.sha256(ofFirst: tocEnd)
-            guard digest == tocSHA256.lowercased() else {
-                throw DownloadError.checksumMismatch(url: url.absoluteString + " (header and table of contents)", expected: tocSHA256, actual: digest)
-            }
-            guard let (toc, wantedFiles) = DeltaPlan.wantedFiles(inTOCOf: copy.path) else {
-                return .notApplicable("its table of contents does not parse")
-            }
-            var ranges: [Range<Int64>] = []
-            if let offset = toc.checksumOffset, let size = toc.checksumSize, offset >= 0, size > 0, size <= 64,
-               case let (start, overflow) = toc.heapStart.addingReportingOverflow(offset), !overflow,
-               start + size <= entry.size, start + size > fetchedEnd {
-                ranges.append(start ..< start + size)
-            }
-            let sizes = DeltaPlan.sizes(of: wantedFiles)
-            let installed = try InstalledTree.scan(product, version: version) { sizes.contains($0) }
-            guard let plan = DeltaPlan.make(wanted: wantedFiles, heapStart: toc.heapStart, packageSize: entry.size,
-                                            installed: installed, version: version) else {
-                return .notApplicable("a file's data lies outside the package")
-            }
-            ranges = DeltaPlan.merge(ranges + plan.fetch.compactMap { range in
-                // What the first requests already brought is not fetched again.
-                range.upperBound <= fetchedEnd ? nil : max(range.lowerBound, fetchedEnd) ..< range.upperBound
-            })
-            let planned = ranges.reduce(Int64(0)) { $0 + Int64($1.count) }
-            let base = received.value
-            for range in ranges {
-                try await fetch(range, into: copy, received: received) { progress?(received.value - base, planned) }
-            }
-            return .ready(plan)
         } catch is RangesIgnored {
-            return .rangesIgnored
+            return .whole(downloaded: false)
+        }
+        let header = try copy.read(28, at: 0)
+        guard header.count == 28, header.starts(with: Array("xar!".utf8)), header[4] == 0, header[5] == 28 else {
+            return .notApplicable("not a xar package pkgtool reads itself")
+        }
+        let tocLength = header[8..<16].reduce(Int64(0)) { $0 << 8 | Int64($1) }
+        guard tocLength > 0, tocLength < entry.size - 28 else { return .notApplicable("the header's TOC length does not fit the package") }
+        let tocEnd = 28 + tocLength
+        // The TOC's own checksum follows it in every xar writer's output (heap offset 0).
+        let wanted = min(entry.size, tocEnd + 64)
+        if wanted > fetched {
+            try await fetch(fetched ..< wanted, into: copy, received: received)
+            fetched = wanted
+        }
+        let digest = try copy.sha256(ofFirst: tocEnd)
+        guard digest == tocSHA256.lowercased() else {
+            throw DownloadError.checksumMismatch(url: url.absoluteString + " (header and table of contents)", expected: tocSHA256, actual: digest)
+        }
+        guard let (toc, files) = DeltaPlan.wantedFiles(inTOCOf: copy.path) else {
+            return .notApplicable("its table of contents does not parse")
+        }
+        return .ready(toc, files: files, fetched: fetched)
+    }
+
+    /// The ranges step two fetches for `plan`: its files' data and the TOC's checksum, without
+    /// what the first step already brought (`0 ..< fetched`).
+    func ranges(for plan: DeltaPlan, toc: XarTableOfContents, fetched: Int64) -> [Range<Int64>] {
+        var ranges: [Range<Int64>] = []
+        if let offset = toc.checksumOffset, let size = toc.checksumSize, offset >= 0, size > 0, size <= 64,
+           case let (start, overflow) = toc.heapStart.addingReportingOverflow(offset), !overflow,
+           start + size <= entry.size, start + size > fetched {
+            ranges.append(start ..< start + size)
+        }
+        return DeltaPlan.merge(ranges + plan.fetch.compactMap { range in
+            range.upperBound <= fetched ? nil : max(range.lowerBound, fetched) ..< range.upperBound
+        })
+    }
+
+    /// Step two: `ranges` into `copy`. Throws `RangesIgnored` when the server stops answering
+    /// Range requests part-way.
+    func fetchRanges(_ ranges: [Range<Int64>], into copy: SparseCopy, received: ByteCounter,
+                     progress: (@Sendable (Int64, Int64) -> Void)?) async throws {
+        let planned = ranges.reduce(Int64(0)) { $0 + Int64($1.count) }
+        let base = received.value
+        for range in ranges {
+            try await fetch(range, into: copy, received: received) { progress?(received.value - base, planned) }
         }
     }
 
     /// Fetches `range` into the copy, resuming within the range after a transient failure.
     /// With `acceptWhole`, a 200 (the server ignores Range) is taken as the whole package, written
-    /// from byte 0 and bounded by the catalog's size; returns true when that happened.
+    /// from byte 0 and bounded by the catalog's size; returns true when that happened. Without,
+    /// a 200 throws `RangesIgnored` before any of its body is read.
     @discardableResult
     private func fetch(_ range: Range<Int64>, into copy: SparseCopy, received: ByteCounter, acceptWhole: Bool = false,
                        advanced: (@Sendable () -> Void)? = nil) async throws -> Bool {
@@ -143,16 +148,4 @@ struct DeltaDownload: Sendable {
         }
         return whole.value == 1
     }
-}
-
-/// A byte count shared with the transport's thread.
-// Unchecked: `count` is only touched under `lock`.
-final class ByteCounter: @unchecked Sendable {
-    private let lock = NSLock()
-    private var count: Int64
-
-    init(_ start: Int64 = 0) { count = start }
-
-    func add(_ bytes: Int64) { lock.withLock { count += bytes } }
-    var value: Int64 { lock.withLock { count } }
 }

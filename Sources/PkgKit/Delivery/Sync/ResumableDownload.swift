@@ -167,17 +167,20 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
         }
     }
 
-    /// True when the package on the server is not the catalog's (exit 1); false for local
-    /// failures (exit 2).
-    public var isRefusal: Bool {
+}
+
+extension DownloadError: DiagnosableError {
+    /// Refused when the package on the server is not the catalog's; a failure when the local
+    /// file could not be written or is busy.
+    public var disposition: ErrorDisposition {
         switch self {
-        case .checksumMismatch, .sizeMismatch, .bodyTooLong: return true
-        case .io, .busy: return false
+        case .checksumMismatch, .sizeMismatch, .bodyTooLong: return .refused
+        case .io, .busy: return .failed
         }
     }
 
-    /// The diagnostic: `checksum-mismatch` when the bytes are not the catalog's, else
-    /// `unreadable-input`.
+    /// `checksum-mismatch` when the bytes are not the catalog's, `io-error` when the `.part`
+    /// could not be written, `unreadable-input` when another download holds it.
     public var diagnostic: Diagnostic {
         switch self {
         case .checksumMismatch, .sizeMismatch, .bodyTooLong: return Diagnostic(.checksumMismatch, path: nil, description)

@@ -69,58 +69,99 @@ public struct SyncClient: Sendable {
     }
 
     /// Runs the sync. Every failure is a value in the report; only cancellation (the task's, or
-    /// `options.cancellation`) throws, as `OperationCancelled`.
+    /// `options.cancellation`) throws, as `OperationCancelled`, within moments: a transfer in
+    /// progress is dropped, an install in progress removes its staging folder, and a download in
+    /// progress is kept for the next run to resume.
     public func sync(_ options: Options = Options(), progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws -> SyncReport {
-        let work = Task { try await run(options, progress: progress) }
-        options.cancellation?.whenCancelled { work.cancel() }
+        try await cancellable(options) { try await run(options, progress: progress) }
+    }
+
+    /// Runs `work` in a task of its own that `options.cancellation` and the caller's own
+    /// cancellation both cancel; a cancellation comes out as `OperationCancelled`.
+    func cancellable<T: Sendable>(_ options: Options, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+        let task = Task { try await work() }
+        options.cancellation?.whenCancelled { task.cancel() }
         return try await withTaskCancellationHandler {
             do {
-                return try await work.value
+                return try await task.value
             } catch is CancellationError {
                 throw OperationCancelled()
             }
         } onCancel: {
-            work.cancel()
+            task.cancel()
         }
     }
 
     private func run(_ options: Options, progress: (@Sendable (SyncProgress) -> Void)?) async throws -> SyncReport {
+        let counting = CountingTransport(transport)
         var report = SyncReport()
         let selected: [String]
         do {
-            selected = options.products.isEmpty ? try installedProducts() : Array(Set(options.products)).sorted()
-        } catch let error as InstallError {
-            report.diagnostics.append(Diagnostic(.unreadableInput, path: documents, error.description))
+            selected = try products(options)
+        } catch let error as any DiagnosableError {
+            report.diagnostics.append(error.diagnostic)
             return report
         }
         progress?(SyncProgress(productIdentifier: nil, phase: .catalog, done: 0, total: 0))
         let fetched: FetchedCatalog
         do {
-            fetched = try await Catalog.fetch(from: catalogURL, using: transport, trustedKeys: options.trustedKeys,
-                                              retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy)
-            report.bytesDownloaded += Int64(fetched.bytes.count)
-        } catch let error as SignatureError {
-            return Self.catalogFailed(error.diagnostic, status: .refused, products: selected)
-        } catch let error as CatalogError {
-            return Self.catalogFailed(error.diagnostic, status: .refused, products: selected)
-        } catch let error as TransportError {
-            return Self.catalogFailed(error.diagnostic, status: .failed, products: selected)
+            fetched = try await fetchCatalog(options, using: counting)
+        } catch let error as any DiagnosableError {
+            report = Self.catalogFailed(error, products: selected)
+            report.bytesDownloaded = counting.bytesReceived
+            return report
         }
+        report.signature = fetched.signature
+        let client = SyncClient(catalogURL: catalogURL, documents: documents, transport: counting)
+        let executor = SyncExecutor(client: client, options: options, server: ServerKnowledge(catalogURL: catalogURL), progress: progress)
         for id in selected {
             try options.cancellation?.check()
-            let result = try await ProductSync(client: self, options: options, catalog: fetched, productIdentifier: id,
-                                               requested: !options.products.isEmpty, progress: progress).run()
-            report.bytesDownloaded += result.bytesDownloaded
-            report.products.append(result)
+            let product = fetched.catalog.product(id)
+            // The folder stays locked from the plan to the end of its execution, so the plan holds.
+            let folder: ProductFolder?
+            let state: ProductState
+            do {
+                // Waiting for another process's lock blocks: off the cooperative threads.
+                let documents = documents, cancellation = options.cancellation
+                folder = try await BlockingWork.run {
+                    try ProductFolder.open(documents: documents, identifier: id, create: false, cancellation: cancellation)
+                }
+                state = try ProductState.read(folder, latest: product?.latestVersion)
+            } catch let error as any DiagnosableError {
+                report.products.append(ProductSyncResult(productIdentifier: id, status: error.disposition == .refused ? .refused : .failed,
+                                                         diagnostics: [error.diagnostic]))
+                continue
+            }
+            let plan = SyncPlan.make(situation(id, product: product, state: state, options: options, server: executor.server))
+            report.products.append(try await executor.run(plan, productIdentifier: id, folder: folder, state: state))
         }
+        report.bytesDownloaded = counting.bytesReceived
         return report
+    }
+
+    /// The products to sync: those named, or every product installed in `documents`.
+    func products(_ options: Options) throws -> [String] {
+        options.products.isEmpty ? try installedProducts() : Array(Set(options.products)).sorted()
+    }
+
+    /// The catalog, verified as `options` ask.
+    func fetchCatalog(_ options: Options, using transport: any HTTPTransport) async throws -> FetchedCatalog {
+        try await Catalog.fetch(from: catalogURL, using: transport, trustedKeys: options.trustedKeys,
+                                retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy)
+    }
+
+    /// What a product's plan is made from.
+    func situation(_ id: String, product: CatalogProduct?, state: ProductState, options: Options, server: ServerKnowledge) -> SyncSituation {
+        SyncSituation(productIdentifier: id, requested: !options.products.isEmpty, product: product, catalogURL: catalogURL,
+                      installedVersion: state.installedVersion, installedFolder: state.installedFolder, partialBytes: state.partialBytes,
+                      serverHonoursRange: server.honoursRange, deltaAllowed: options.delta, limits: options.limits)
     }
 
     /// The products with a record in `documents`, sorted.
     private func installedProducts() throws -> [String] {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: documents, isDirectory: &isFolder) else { return [] }
-        guard isFolder.boolValue else { throw InstallError.io(path: documents, "not a folder") }
+        guard isFolder.boolValue else { throw ReadError.io(path: documents, "not a folder") }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: documents)) ?? []
         return names.filter { name in
             ProductIdentifier.problem(with: name) == nil
@@ -129,8 +170,9 @@ public struct SyncClient: Sendable {
     }
 
     /// The report when the catalog itself could not be used: every selected product shares its fate.
-    private static func catalogFailed(_ diagnostic: Diagnostic, status: SyncStatus, products: [String]) -> SyncReport {
-        SyncReport(products: products.map { ProductSyncResult(productIdentifier: $0, status: status, diagnostics: [diagnostic]) },
-                   diagnostics: [diagnostic])
+    static func catalogFailed(_ error: any DiagnosableError, products: [String]) -> SyncReport {
+        let status: SyncStatus = error.disposition == .refused ? .refused : .failed
+        return SyncReport(products: products.map { ProductSyncResult(productIdentifier: $0, status: status, diagnostics: [error.diagnostic]) },
+                          diagnostics: [error.diagnostic])
     }
 }

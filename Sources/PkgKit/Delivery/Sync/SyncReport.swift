@@ -1,9 +1,11 @@
-/// What became of one product in a sync.
+/// What became of one product in a sync (or, for `check`, what would).
 public enum SyncStatus: String, Sendable, Codable {
     /// The catalog's latest version was downloaded and installed.
     case installed
     /// Nothing to do: the installed version is the latest (or newer; sync never downgrades).
     case unchanged
+    /// `check` only: a sync would download and install the catalog's latest version.
+    case update
     /// Refused: a bad signature, a package that is not its catalog entry, a rule, an unknown
     /// product. Needs a person; nothing was installed.
     case refused
@@ -28,8 +30,18 @@ public struct ProductSyncResult: Sendable, Encodable, Equatable {
     public var bytesDownloaded: Int64
     /// On the delta path, how many files under `Contents/` were downloaded (the rest were reused).
     public var filesDownloaded: Int?
+    /// Why the package was downloaded whole although a version was installed (`--no-delta`,
+    /// `server ignores Range`, …); nil for a delta, or when nothing was installed before.
+    public var fullDownloadReason: SyncPlan.FullDownloadReason?
+    /// Bytes an earlier run had downloaded and this one continued from; nil when it started afresh.
+    public var resumedFrom: Int64?
     /// Where the current version is installed (`DIR/<id>/<version>`), when installed or unchanged.
     public var installedPath: String?
+    /// Version folders removed by `--keep`.
+    public var removedVersions: [String]
+    /// False for a product installed from elsewhere that this catalog does not list (an update
+    /// run leaves it as it is).
+    public var listed: Bool
     /// Findings: why it was refused or failed, or warnings.
     public var diagnostics: [Diagnostic]
 
@@ -44,11 +56,14 @@ public struct ProductSyncResult: Sendable, Encodable, Equatable {
         self.delta = delta
         self.bytesDownloaded = bytesDownloaded
         self.installedPath = installedPath
+        removedVersions = []
+        listed = true
         self.diagnostics = diagnostics
     }
 
     enum CodingKeys: String, CodingKey {
-        case productIdentifier, status, previousVersion, contentVersion, delta, bytesDownloaded, filesDownloaded, installedPath, diagnostics
+        case productIdentifier, status, previousVersion, contentVersion, delta, bytesDownloaded, filesDownloaded, fullDownloadReason,
+             resumedFrom, installedPath, removedVersions, listed, diagnostics
     }
 
     /// Absent values are `null`, never a missing key.
@@ -61,7 +76,11 @@ public struct ProductSyncResult: Sendable, Encodable, Equatable {
         try c.encode(delta, forKey: .delta)
         try c.encode(bytesDownloaded, forKey: .bytesDownloaded)
         try c.encode(filesDownloaded, forKey: .filesDownloaded)
+        try c.encode(fullDownloadReason, forKey: .fullDownloadReason)
+        try c.encode(resumedFrom, forKey: .resumedFrom)
         try c.encode(installedPath, forKey: .installedPath)
+        try c.encode(removedVersions, forKey: .removedVersions)
+        try c.encode(listed, forKey: .listed)
         try c.encode(diagnostics, forKey: .diagnostics)
     }
 }
@@ -70,28 +89,59 @@ public struct ProductSyncResult: Sendable, Encodable, Equatable {
 public struct SyncReport: Sendable, Encodable, Equatable {
     /// One result per product, in the order they were synced (sorted by identifier).
     public var products: [ProductSyncResult]
-    /// Every byte received: the catalog, its signature and package data.
+    /// Every body byte received in the run: the catalog, its signature file and package data,
+    /// whatever the outcome.
     public var bytesDownloaded: Int64
+    /// What is known of the catalog's signature: `verified` with trusted keys; without them,
+    /// `unchecked` when the catalog is signed, `absent` when it is not. nil when no catalog came.
+    public var signature: CatalogSignatureStatus?
     /// Findings about the catalog itself (unreachable, invalid, badly signed); each affected
     /// product carries them too.
     public var diagnostics: [Diagnostic]
 
     /// A report.
-    public init(products: [ProductSyncResult] = [], bytesDownloaded: Int64 = 0, diagnostics: [Diagnostic] = []) {
+    public init(products: [ProductSyncResult] = [], bytesDownloaded: Int64 = 0, signature: CatalogSignatureStatus? = nil,
+                diagnostics: [Diagnostic] = []) {
         self.products = products
         self.bytesDownloaded = bytesDownloaded
+        self.signature = signature
         self.diagnostics = diagnostics
     }
 
-    /// SPEC section 7: 0 when every product is installed or unchanged; 1 when any was refused
-    /// (refusal wins: it needs a person); otherwise 2 when any could not be done.
-    public var exitCode: Int32 {
+    /// SPEC section 7: every product installed or unchanged is a success; any refusal (a bad
+    /// signature, an invalid catalog, an unknown product, a package that is not its entry) makes
+    /// the sync refused, since it needs a person; otherwise any failure makes it failed.
+    public var outcome: SyncOutcome {
         let statuses = products.map(\.status)
-        let catalogCodes = Set(diagnostics.filter { $0.severity == .error }.map(\.code))
-        if statuses.contains(.refused) || !catalogCodes.isDisjoint(with: [.badSignature, .invalidCatalog, .unknownProduct]) { return 1 }
-        if statuses.contains(.failed) || !catalogCodes.isEmpty { return 2 }
-        return 0
+        let catalogErrors = diagnostics.filter { $0.severity == .error }
+        let refusedCodes: Set<DiagnosticCode> = [.badSignature, .invalidCatalog, .unknownProduct]
+        if statuses.contains(.refused) || catalogErrors.contains(where: { refusedCodes.contains($0.code) }) { return .refused }
+        if statuses.contains(.failed) || !catalogErrors.isEmpty { return .failed }
+        return statuses.contains(.update) ? .updatesAvailable : .success
     }
+
+    enum CodingKeys: String, CodingKey { case products, bytesDownloaded, signature, diagnostics }
+
+    /// Absent values are `null`, never a missing key.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(products, forKey: .products)
+        try c.encode(bytesDownloaded, forKey: .bytesDownloaded)
+        try c.encode(signature, forKey: .signature)
+        try c.encode(diagnostics, forKey: .diagnostics)
+    }
+}
+
+/// A sync's (or a check's) outcome as a whole, which a front end turns into its exit status.
+public enum SyncOutcome: String, Sendable {
+    /// Every product installed or unchanged (check: every product unchanged).
+    case success
+    /// `check` only: at least one product would be updated, none refused or failed.
+    case updatesAvailable
+    /// Something was refused: it needs a person.
+    case refused
+    /// Something could not be done, nothing refused.
+    case failed
 }
 
 /// How far a sync has got, reported as it goes.
@@ -114,4 +164,15 @@ public struct SyncProgress: Sendable, Equatable {
     public var done: Int64
     /// Bytes in all (0 when not known yet).
     public var total: Int64
+    /// Files written into the new version so far (0 while downloading).
+    public var filesInstalled: Int
+
+    /// A report of `done` of `total` bytes in `phase`.
+    public init(productIdentifier: String?, phase: Phase, done: Int64, total: Int64, filesInstalled: Int = 0) {
+        self.productIdentifier = productIdentifier
+        self.phase = phase
+        self.done = done
+        self.total = total
+        self.filesInstalled = filesInstalled
+    }
 }

@@ -35,6 +35,9 @@ public enum DiagnosticCode: String, Codable, Sendable, CaseIterable {
     case badSignature = "bad-signature"
     /// A catalog that is not valid JSON of the catalog's shape.
     case invalidCatalog = "invalid-catalog"
+    /// `sync`: the installed version is newer than the catalog's latest (a warning: sync never
+    /// downgrades, and leaves it as it is).
+    case installedNewer = "installed-newer"
 
     /// Writing failed: the output or the Documents folder cannot be written, the disk is full (exit 2).
     case ioError = "io-error"
@@ -42,12 +45,13 @@ public enum DiagnosticCode: String, Codable, Sendable, CaseIterable {
     case assetPackIDCollision = "asset-pack-id-collision"
 
     /// The codes no package rule produces: they judge inputs, outputs, catalogs, signatures and several packages at once.
-    public static let notFromRules: Set<DiagnosticCode> = [.unreadableInput, .ioError, .unknownProduct, .badSignature, .invalidCatalog, .assetPackIDCollision]
+    public static let notFromRules: Set<DiagnosticCode> = [.unreadableInput, .ioError, .unknownProduct, .badSignature, .invalidCatalog, .installedNewer,
+                                                                 .assetPackIDCollision]
 
     /// The severity SPEC section 2 gives this code.
     public var defaultSeverity: Severity {
         switch self {
-        case .danglingSymlink, .caseCollision, .codeBundle, .junkFile, .contentUnchanged, .unknownKey:
+        case .danglingSymlink, .caseCollision, .codeBundle, .junkFile, .contentUnchanged, .unknownKey, .installedNewer:
             return .warning
         default:
             return .error

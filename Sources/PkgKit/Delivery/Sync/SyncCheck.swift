@@ -1,0 +1,221 @@
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// One product as `sync --check` reports it: what a sync would do (SPEC section 7).
+public struct ProductCheck: Sendable, Encodable, Equatable {
+    /// The product.
+    public var productIdentifier: String
+    /// `unchanged`, `update`, `refused` or `failed`.
+    public var status: SyncStatus
+    /// The version installed now, if any.
+    public var previousVersion: String?
+    /// The catalog's latest version.
+    public var contentVersion: String?
+    /// True when a sync would fetch a delta.
+    public var delta: Bool
+    /// What a sync would download: header, TOC and the changed files' stored bytes for a delta,
+    /// else the package size; 0 when nothing would be.
+    public var bytesToDownload: Int64
+    /// Why a sync would download the package whole although a version is installed.
+    public var fullDownloadReason: SyncPlan.FullDownloadReason?
+    /// Why it was refused or failed, or warnings.
+    public var diagnostics: [Diagnostic]
+
+    /// A check of `productIdentifier` with nothing found yet.
+    public init(productIdentifier: String, status: SyncStatus = .unchanged, diagnostics: [Diagnostic] = []) {
+        self.productIdentifier = productIdentifier
+        self.status = status
+        delta = false
+        bytesToDownload = 0
+        self.diagnostics = diagnostics
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case productIdentifier, status, previousVersion, contentVersion, delta, bytesToDownload, fullDownloadReason, diagnostics
+    }
+
+    /// Absent values are `null`, never a missing key.
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(productIdentifier, forKey: .productIdentifier)
+        try c.encode(status, forKey: .status)
+        try c.encode(previousVersion, forKey: .previousVersion)
+        try c.encode(contentVersion, forKey: .contentVersion)
+        try c.encode(delta, forKey: .delta)
+        try c.encode(bytesToDownload, forKey: .bytesToDownload)
+        try c.encode(fullDownloadReason, forKey: .fullDownloadReason)
+        try c.encode(diagnostics, forKey: .diagnostics)
+    }
+}
+
+/// What `sync --check` found (`pkgtool sync --check --json`).
+public struct SyncCheckReport: Sendable, Encodable, Equatable {
+    /// One check per product, sorted by identifier.
+    public var products: [ProductCheck]
+    /// Body bytes received: the catalog, its signature file, and the header and TOC of each
+    /// package a delta would update.
+    public var bytesDownloaded: Int64
+    /// What is known of the catalog's signature (see `SyncReport.signature`).
+    public var signature: CatalogSignatureStatus?
+    /// Findings about the catalog itself.
+    public var diagnostics: [Diagnostic]
+
+    /// `success` when every product is unchanged, `updatesAvailable` when one would be updated
+    /// and none refused or failed; else as a sync (`SyncReport.outcome`).
+    public var outcome: SyncOutcome {
+        SyncReport(products: products.map { ProductSyncResult(productIdentifier: $0.productIdentifier, status: $0.status) },
+                   diagnostics: diagnostics).outcome
+    }
+}
+
+extension SyncClient {
+    /// Fetches and verifies the catalog (signature included) and reports what `sync` would do
+    /// for each product, writing nothing into `documents` and downloading no package: for a
+    /// delta, only the package's header and TOC (a Range request), to count the changed files'
+    /// bytes against the installed version. Only cancellation throws, as `OperationCancelled`.
+    public func check(_ options: Options = Options()) async throws -> SyncCheckReport {
+        try await cancellable(options) { try await runCheck(options) }
+    }
+
+    private func runCheck(_ options: Options) async throws -> SyncCheckReport {
+        let counting = CountingTransport(transport)
+        var report = SyncCheckReport(products: [], bytesDownloaded: 0, signature: nil, diagnostics: [])
+        let selected: [String]
+        do {
+            selected = try products(options)
+        } catch let error as any DiagnosableError {
+            report.diagnostics.append(error.diagnostic)
+            return report
+        }
+        let fetched: FetchedCatalog
+        do {
+            fetched = try await fetchCatalog(options, using: counting)
+        } catch let error as any DiagnosableError {
+            let failed = Self.catalogFailed(error, products: selected)
+            report.products = failed.products.map { ProductCheck(productIdentifier: $0.productIdentifier, status: $0.status, diagnostics: $0.diagnostics) }
+            report.diagnostics = failed.diagnostics
+            report.bytesDownloaded = counting.bytesReceived
+            return report
+        }
+        report.signature = fetched.signature
+        let server = ServerKnowledge(catalogURL: catalogURL)
+        for id in selected {
+            try options.cancellation?.check()
+            var check = ProductCheck(productIdentifier: id)
+            do {
+                let product = fetched.catalog.product(id)
+                let folder = try ProductFolder.open(documents: documents, identifier: id, create: false, locking: false)
+                let state = try ProductState.read(folder, latest: product?.latestVersion)
+                let plan = SyncPlan.make(situation(id, product: product, state: state, options: options, server: server))
+                check.previousVersion = state.installedVersion
+                check.contentVersion = plan.contentVersion
+                try await judge(plan, folder: folder, options: options, server: server, transport: counting, into: &check)
+            } catch let error as OperationCancelled {
+                throw error
+            } catch is CancellationError {
+                throw OperationCancelled()
+            } catch let error as any DiagnosableError {
+                check.status = error.disposition == .refused ? .refused : .failed
+                check.diagnostics.append(error.diagnostic)
+            }
+            report.products.append(check)
+        }
+        report.bytesDownloaded = counting.bytesReceived
+        return report
+    }
+
+    /// Fills in `check` for `plan`, fetching a delta's header and TOC to count its bytes.
+    private func judge(_ plan: SyncPlan, folder: ProductFolder?, options: Options, server: ServerKnowledge,
+                       transport: any HTTPTransport, into check: inout ProductCheck) async throws {
+        switch plan {
+        case .unchanged(let installed, let latest):
+            check.status = .unchanged
+            if let have = ContentVersion(installed), let catalog = ContentVersion(latest), have > catalog {
+                check.diagnostics.append(Diagnostic(.installedNewer, path: nil,
+                    "installed \(installed) is newer than the catalog's latest \(latest): a sync leaves it as it is"))
+            }
+        case .notListed:
+            check.status = .unchanged
+        case .refused(let diagnostic):
+            check.status = .refused
+            check.diagnostics.append(diagnostic)
+        case .update(let update):
+            check.status = .update
+            check.bytesToDownload = update.entry.size
+            switch update.method {
+            case .full(_, let reason):
+                check.fullDownloadReason = reason
+            case .delta(let version):
+                guard let folder else { return }
+                let probe = DeltaProbe(download: DeltaDownload(url: update.url, entry: update.entry, transport: transport,
+                                                               retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy))
+                if let bytes = try await probe.bytesToDownload(against: folder, version: version) {
+                    check.delta = true
+                    check.bytesToDownload = bytes
+                    server.honoursRange = true
+                } else {
+                    check.fullDownloadReason = probe.reason
+                    if probe.reason == .serverIgnoresRange { server.honoursRange = false }
+                }
+            }
+        }
+    }
+}
+
+/// A delta's first step on its own, into a scratch file outside Documents: how many bytes the
+/// delta would download, or why there would be no delta.
+private final class DeltaProbe: @unchecked Sendable {
+    // @unchecked: used by one task.
+    let download: DeltaDownload
+    private(set) var reason: SyncPlan.FullDownloadReason?
+
+    init(download: DeltaDownload) { self.download = download }
+
+    /// Header and TOC plus the changed files' stored bytes; nil when no delta would apply.
+    func bytesToDownload(against folder: ProductFolder, version: String) async throws -> Int64? {
+        let scratch = try ScratchFolder()
+        defer { scratch.remove() }
+        let copy = try SparseCopy(folder: scratch.descriptor, name: "toc.part", path: scratch.path + "/toc.part", size: download.entry.size)
+        switch try await download.fetchTableOfContents(into: copy, acceptWhole: false, received: ByteCounter(), progress: nil) {
+        case .whole:
+            reason = .serverIgnoresRange
+            return nil
+        case .notApplicable:
+            reason = .noTableOfContents
+            return nil
+        case .ready(let toc, let files, let fetched):
+            let sizes = DeltaPlan.sizes(of: files)
+            let installed = try await BlockingWork.run { try InstalledTree.scan(folder, version: version) { sizes.contains($0) } }
+            guard let plan = DeltaPlan.make(wanted: files, heapStart: toc.heapStart, packageSize: download.entry.size,
+                                            installed: installed, version: version) else {
+                reason = .noTableOfContents
+                return nil
+            }
+            return fetched + download.ranges(for: plan, toc: toc, fetched: fetched).reduce(0) { $0 + Int64($1.count) }
+        }
+    }
+}
+
+/// A private folder in the system's temporary folder, removed with everything in it.
+private final class ScratchFolder {
+    let path: String
+    let descriptor: Int32
+
+    init() throws {
+        var template = Array((NSTemporaryDirectory() + "/pkgkit-check-XXXXXX").utf8CString)
+        guard let made = mkdtemp(&template) else { throw InstallError.io(path: NSTemporaryDirectory(), "cannot create a scratch folder: \(errnoText())") }
+        path = String(cString: made)
+        descriptor = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw InstallError.io(path: path, errnoText()) }
+    }
+
+    func remove() {
+        try? removeTree(descriptor, name: "toc.part")
+        close(descriptor)
+        rmdir(path)
+    }
+}

@@ -1,0 +1,210 @@
+internal import CSyscalls
+import Foundation
+
+/// Carries out one product's `SyncPlan`: fetches the package (a delta when planned, else whole
+/// and resumable), installs it through the installer with the product folder locked throughout
+/// (same layout, record, lock and atomicity as `extract`), and cleans up after itself. It decides
+/// nothing the plan has not: when the server turns out to ignore Range, the delta it was given
+/// becomes the one plain download that the server's answer already is.
+struct SyncExecutor {
+    var client: SyncClient
+    var options: SyncClient.Options
+    /// What this run has learnt of the server, shared by every product.
+    var server: ServerKnowledge
+    var progress: (@Sendable (SyncProgress) -> Void)?
+
+    /// The outcome of `plan` for the product in `folder` (locked; nil when there is none yet),
+    /// whose state the plan was made from. Throws only `OperationCancelled`; every other failure
+    /// is a value in the result.
+    func run(_ plan: SyncPlan, productIdentifier id: String, folder: ProductFolder?, state: ProductState) async throws -> ProductSyncResult {
+        var result = ProductSyncResult(productIdentifier: id, previousVersion: state.installedVersion, contentVersion: plan.contentVersion)
+        let received = ByteCounter()
+        do {
+            switch plan {
+            case .unchanged(let installed, let latest):
+                result.status = .unchanged
+                if let folder, let name = state.installedFolder { result.installedPath = folder.path(name) }
+                if let installedVersion = ContentVersion(installed), let latestVersion = ContentVersion(latest), installedVersion > latestVersion {
+                    result.diagnostics.append(Diagnostic(.installedNewer, path: nil,
+                        "installed \(installed) is newer than the catalog's latest \(latest): left as it is (sync never downgrades)"))
+                }
+                if let keep = options.keep, let folder {
+                    result.removedVersions = try folder.prune(current: folder.recordVersion(), keep: keep)
+                }
+            case .notListed:
+                // Installed from elsewhere (another catalog, extract): an update run leaves it be.
+                result.status = .unchanged
+                result.listed = false
+                if let folder, let name = state.installedFolder { result.installedPath = folder.path(name) }
+            case .refused(let diagnostic):
+                result.status = .refused
+                result.diagnostics.append(diagnostic)
+            case .update(let update):
+                try await install(update, productIdentifier: id, into: folder, received: received, result: &result)
+            }
+        } catch let error as OperationCancelled {
+            throw error
+        } catch is CancellationError {
+            throw OperationCancelled()
+        } catch let error as any DiagnosableError {
+            result.status = error.disposition == .refused ? .refused : .failed
+            result.diagnostics.append(error.diagnostic)
+        }
+        result.bytesDownloaded = received.value
+        return result
+    }
+
+    // MARK: - Updates
+
+    private func install(_ update: SyncPlan.Update, productIdentifier id: String, into existing: ProductFolder?,
+                         received: ByteCounter, result: inout ProductSyncResult) async throws {
+        let opened = try existing ?? ProductFolder.open(documents: client.documents, identifier: id, create: true,
+                                                       cancellation: options.cancellation)
+        guard let folder = opened else { throw InstallError.io(path: client.documents + "/" + id, "cannot create the product folder") }
+        try folder.removeLeftovers()
+        var installOptions = InstallOptions(expectedProductIdentifier: id, expectedContentVersion: update.entry.contentVersion.description,
+                                            limits: options.limits, keep: options.keep, progress: report(.installing, id),
+                                            cancellation: options.cancellation)
+        installOptions.expectationsFrom = .catalog
+        if case .delta(let from) = update.method {
+            let outcome = try await delta(update, from: from, folder: folder, options: installOptions, received: received)
+            switch outcome {
+            case .installed(let report, let files):
+                record(report, delta: true, into: &result)
+                result.filesDownloaded = files
+                return
+            case .installedWhole(let report):
+                server.honoursRange = false
+                result.fullDownloadReason = .serverIgnoresRange
+                record(report, delta: false, into: &result)
+                return
+            case .fallBack(let reason):
+                result.fullDownloadReason = reason
+            }
+        } else if case .full(let resumingFrom, let reason) = update.method {
+            result.fullDownloadReason = reason
+            result.resumedFrom = resumingFrom > 0 ? resumingFrom : nil
+        }
+        let report = try await whole(update, folder: folder, options: installOptions, received: received, result: &result)
+        record(report, delta: false, into: &result)
+    }
+
+    /// How a delta attempt ended.
+    private enum DeltaOutcome {
+        /// Installed from the fetched ranges and the installed files; `files` were downloaded.
+        case installed(InstallReport, files: Int)
+        /// The server answered the first Range request with the whole package, now installed.
+        case installedWhole(InstallReport)
+        /// A delta does not apply after all: download the package whole.
+        case fallBack(SyncPlan.FullDownloadReason?)
+    }
+
+    private func delta(_ update: SyncPlan.Update, from version: String, folder: ProductFolder, options installOptions: InstallOptions,
+                       received: ByteCounter) async throws -> DeltaOutcome {
+        let name = ProductFolder.deltaPrefix + update.entry.contentVersion.description + ".part"
+        defer { try? folder.remove(name) }
+        let copy = try SparseCopy(folder: folder.descriptor, name: name, path: folder.path(name), size: update.entry.size)
+        let download = DeltaDownload(url: update.url, entry: update.entry, transport: client.transport,
+                                     retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy)
+        let shown = update.url.absoluteString, fileName = update.url.lastPathComponent
+        let installer = Installer(documents: client.documents)
+        let progress = report(.downloading, folder.identifier)
+        switch try await download.fetchTableOfContents(into: copy, acceptWhole: true, received: received, progress: progress) {
+        case .whole:
+            let report = try await BlockingWork.run {
+                try installer.install(.file(copy.path, shownAs: shown, name: fileName), into: folder, options: installOptions)
+            }
+            return .installedWhole(report)
+        case .notApplicable:
+            return .fallBack(.noTableOfContents)
+        case .ready(let toc, let files, let fetched):
+            server.honoursRange = true
+            let sizes = DeltaPlan.sizes(of: files)
+            let installed = try await BlockingWork.run { try InstalledTree.scan(folder, version: version) { sizes.contains($0) } }
+            guard let plan = DeltaPlan.make(wanted: files, heapStart: toc.heapStart, packageSize: update.entry.size,
+                                            installed: installed, version: version) else {
+                return .fallBack(.noTableOfContents)
+            }
+            do {
+                try await download.fetchRanges(download.ranges(for: plan, toc: toc, fetched: fetched), into: copy, received: received,
+                                               progress: progress)
+            } catch is DeltaDownload.RangesIgnored {
+                server.honoursRange = false
+                return .fallBack(.serverIgnoresRange)
+            }
+            let source = PackageSource.delta(copy.path, shownAs: shown, name: fileName, reused: plan.reused, reusedEntries: plan.reusedEntries)
+            do {
+                let report = try await BlockingWork.run { try installer.install(source, into: folder, options: installOptions) }
+                return .installed(report, files: plan.fetchedFiles)
+            } catch InstallError.packageChanged {
+                // An installed file changed under the plan: the whole package it is.
+                return .fallBack(nil)
+            }
+        }
+    }
+
+    private func whole(_ update: SyncPlan.Update, folder: ProductFolder, options installOptions: InstallOptions,
+                       received: ByteCounter, result: inout ProductSyncResult) async throws -> InstallReport {
+        let entry = update.entry
+        try DownloadNote.claim(entry, in: folder)
+        let partPath = folder.path(DownloadNote.partName(entry))
+        let download = ResumableDownload(url: update.url, partPath: partPath, expectedSize: entry.size, expectedSHA256: entry.sha256,
+                                         retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy)
+        let downloaded: ResumableDownload.Result
+        do {
+            downloaded = try await download.run(using: client.transport, progress: report(.downloading, folder.identifier))
+        } catch let error as DownloadError where error.disposition == .refused {
+            // Not the catalog's bytes: nothing of them is kept.
+            DownloadNote.discard(entry, in: folder)
+            folder.removeIfCreatedAndEmpty()
+            throw error
+        }
+        received.add(downloaded.bytesDownloaded)
+        result.resumedFrom = downloaded.resumedFrom > 0 ? downloaded.resumedFrom : nil
+        #if os(Linux)
+        // The download's buffers, freed by now, stay resident in the allocator's arenas; the
+        // install would come on top of them.
+        _ = CSyscalls_releaseFreeMemory()
+        #endif
+        let source = PackageSource.file(partPath, shownAs: update.url.absoluteString, name: update.url.lastPathComponent)
+        let report = try await BlockingWork.run { try Installer(documents: client.documents).install(source, into: folder, options: installOptions) }
+        // Installed, or refused by a rule: either way these bytes are done with.
+        DownloadNote.discard(entry, in: folder)
+        if report.status == .refused { folder.removeIfCreatedAndEmpty() }
+        return report
+    }
+
+    /// The installer's report as this product's result.
+    private func record(_ report: InstallReport, delta: Bool, into result: inout ProductSyncResult) {
+        result.status = report.status == .refused ? .refused : .installed
+        result.delta = delta && report.status != .refused
+        result.installedPath = report.installedPath
+        result.removedVersions = report.removedVersions
+        result.diagnostics += report.diagnostics
+    }
+
+    /// A progress callback for `phase` of product `id`.
+    private func report(_ phase: SyncProgress.Phase, _ id: String) -> (@Sendable (Int64, Int64) -> Void)? {
+        guard let progress else { return nil }
+        return { done, total in progress(SyncProgress(productIdentifier: id, phase: phase, done: done, total: total)) }
+    }
+}
+
+/// What a sync has learnt of the server as it went: whether it honours Range requests. A server
+/// that answered one Range request with the whole file is not asked for a delta again this run.
+final class ServerKnowledge: @unchecked Sendable {
+    // @unchecked: `ranges` is only touched under `lock`.
+    private let lock = NSLock()
+    private var ranges: Bool?
+
+    /// Known for local files (they always do); learnt for a web server.
+    init(catalogURL: URL) {
+        ranges = catalogURL.isFileURL ? true : nil
+    }
+
+    /// nil until a Range request has been answered.
+    var honoursRange: Bool? {
+        get { lock.withLock { ranges } }
+        set { lock.withLock { ranges = newValue } }
+    }
+}
