@@ -20,23 +20,7 @@ public final class FirehoseServer: @unchecked Sendable {
 
     /// Starts serving one response of `bodyBytes` bytes.
     public init(bodyBytes: Int, patience: Double = 0.3) throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        guard fd >= 0 else { throw ServerError("socket: \(String(cString: strerror(errno)))") }
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let ready = withUnsafeMutablePointer(to: &address) { pointer in
-            pointer.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                bind(fd, $0, length) == 0 && listen(fd, 1) == 0 && getsockname(fd, $0, &length) == 0
-            }
-        }
-        guard ready else {
-            close(fd)
-            throw ServerError("bind/listen: \(String(cString: strerror(errno)))")
-        }
-        listener = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
+        (listener, port) = try LoopbackListener.open(backlog: 1)
         Thread.detachNewThread { [self] in serve(bodyBytes: bodyBytes, patience: patience) }
     }
 

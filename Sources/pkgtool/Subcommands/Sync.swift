@@ -103,34 +103,31 @@ extension Pkgtool {
 
         /// Prints a sync's report and exits with its status.
         private func finish(_ report: SyncReport) throws -> Never {
-            if output.json {
-                Console.json(report)
-            } else {
-                printDiagnostics(report.diagnostics + report.products.flatMap(\.diagnostics), signature: report.signature)
-                if !output.quiet {
-                    for product in report.products { Console.out(line(for: product)) }
-                    if report.products.isEmpty && report.diagnostics.isEmpty {
-                        Console.out("nothing to sync: no product is installed in \(documents) (name one with --product)")
-                    }
-                }
-            }
-            throw Self.exitCode(report.outcome)
+            try finish(report, diagnostics: report.diagnostics + report.products.flatMap(\.diagnostics), signature: report.signature,
+                       lines: report.products.map(line(for:)), nothing: "nothing to sync", outcome: report.outcome)
         }
 
         /// Prints a check's report and exits with its status.
         private func finish(_ report: SyncCheckReport) throws -> Never {
+            try finish(report, diagnostics: report.diagnostics + report.products.flatMap(\.diagnostics), signature: report.signature,
+                       lines: report.products.map(line(for:)), nothing: "nothing to check", outcome: report.outcome)
+        }
+
+        /// `report` as JSON, or its diagnostics and one line per product; then its exit status.
+        private func finish(_ report: some Encodable, diagnostics: [Diagnostic], signature: CatalogSignatureStatus?, lines: [String],
+                            nothing: String, outcome: SyncOutcome) throws -> Never {
             if output.json {
                 Console.json(report)
             } else {
-                printDiagnostics(report.diagnostics + report.products.flatMap(\.diagnostics), signature: report.signature)
+                printDiagnostics(diagnostics, signature: signature)
                 if !output.quiet {
-                    for product in report.products { Console.out(line(for: product)) }
-                    if report.products.isEmpty && report.diagnostics.isEmpty {
-                        Console.out("nothing to check: no product is installed in \(documents) (name one with --product)")
+                    lines.forEach(Console.out)
+                    if lines.isEmpty && diagnostics.isEmpty {
+                        Console.out("\(nothing): no product is installed in \(documents) (name one with --product)")
                     }
                 }
             }
-            throw Self.exitCode(report.outcome)
+            throw Self.exitCode(outcome)
         }
 
         /// Each diagnostic once, and a word when a signed catalog was taken without checking it.

@@ -64,6 +64,22 @@ public struct SyncCheckReport: Sendable, Encodable, Equatable {
     /// Findings about the catalog itself.
     public var diagnostics: [Diagnostic]
 
+    /// The check of a run that stopped before any product was looked at.
+    init(_ stopped: SyncReport) {
+        products = stopped.products.map { ProductCheck(productIdentifier: $0.productIdentifier, status: $0.status, diagnostics: $0.diagnostics) }
+        bytesDownloaded = stopped.bytesDownloaded
+        signature = stopped.signature
+        diagnostics = stopped.diagnostics
+    }
+
+    /// A report with these checks.
+    public init(products: [ProductCheck], bytesDownloaded: Int64, signature: CatalogSignatureStatus?, diagnostics: [Diagnostic]) {
+        self.products = products
+        self.bytesDownloaded = bytesDownloaded
+        self.signature = signature
+        self.diagnostics = diagnostics
+    }
+
     /// `success` when every product is unchanged, `updatesAvailable` when one would be updated
     /// and none refused or failed; else as a sync (`SyncReport.outcome`).
     public var outcome: SyncOutcome {
@@ -83,25 +99,12 @@ extension SyncClient {
 
     private func runCheck(_ options: Options) async throws -> SyncCheckReport {
         let counting = CountingTransport(transport)
-        var report = SyncCheckReport(products: [], bytesDownloaded: 0, signature: nil, diagnostics: [])
-        let selected: [String]
-        do {
-            selected = try products(options)
-        } catch let error as any DiagnosableError {
-            report.diagnostics.append(error.diagnostic)
-            return report
+        let selected: [String], fetched: FetchedCatalog
+        switch try await start(options, using: counting, progress: nil) {
+        case .stopped(let stopped): return SyncCheckReport(stopped)
+        case .ready(let products, let catalog): (selected, fetched) = (products, catalog)
         }
-        let fetched: FetchedCatalog
-        do {
-            fetched = try await fetchCatalog(options, using: counting)
-        } catch let error as any DiagnosableError {
-            let failed = Self.catalogFailed(error, products: selected)
-            report.products = failed.products.map { ProductCheck(productIdentifier: $0.productIdentifier, status: $0.status, diagnostics: $0.diagnostics) }
-            report.diagnostics = failed.diagnostics
-            report.bytesDownloaded = counting.bytesReceived
-            return report
-        }
-        report.signature = fetched.signature
+        var report = SyncCheckReport(products: [], bytesDownloaded: 0, signature: fetched.signature, diagnostics: [])
         let server = ServerKnowledge(catalogURL: catalogURL)
         for id in selected {
             try options.cancellation?.check()

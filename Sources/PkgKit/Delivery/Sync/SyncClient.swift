@@ -92,26 +92,42 @@ public struct SyncClient: Sendable {
         }
     }
 
-    private func run(_ options: Options, progress: (@Sendable (SyncProgress) -> Void)?) async throws -> SyncReport {
-        let counting = CountingTransport(transport)
-        var report = SyncReport()
+    /// How a sync or a check starts: the products to look at and the catalog, or a report of
+    /// why there is nothing to look at (the Documents folder or the catalog failed).
+    enum Start {
+        case ready(products: [String], catalog: FetchedCatalog)
+        case stopped(SyncReport)
+    }
+
+    /// The start both `sync` and `check` share.
+    func start(_ options: Options, using transport: CountingTransport, progress: (@Sendable (SyncProgress) -> Void)?) async throws -> Start {
         let selected: [String]
         do {
-            selected = try products(options)
+            selected = try options.products.isEmpty ? installedProducts() : Array(Set(options.products)).sorted()
         } catch let error as any DiagnosableError {
-            report.diagnostics.append(error.diagnostic)
-            return report
+            return .stopped(SyncReport(diagnostics: [error.diagnostic]))
         }
         progress?(SyncProgress(productIdentifier: nil, phase: .catalog, done: 0, total: 0))
-        let fetched: FetchedCatalog
         do {
-            fetched = try await fetchCatalog(options, using: counting)
+            let fetched = try await Catalog.fetch(from: catalogURL, using: transport, trustedKeys: options.trustedKeys,
+                                                  retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy)
+            return .ready(products: selected, catalog: fetched)
         } catch let error as any DiagnosableError {
-            report = Self.catalogFailed(error, products: selected)
-            report.bytesDownloaded = counting.bytesReceived
-            return report
+            // The catalog itself could not be used: every selected product shares its fate.
+            let status: SyncStatus = error.disposition == .refused ? .refused : .failed
+            return .stopped(SyncReport(products: selected.map { ProductSyncResult(productIdentifier: $0, status: status, diagnostics: [error.diagnostic]) },
+                                       bytesDownloaded: transport.bytesReceived, diagnostics: [error.diagnostic]))
         }
-        report.signature = fetched.signature
+    }
+
+    private func run(_ options: Options, progress: (@Sendable (SyncProgress) -> Void)?) async throws -> SyncReport {
+        let counting = CountingTransport(transport)
+        let selected: [String], fetched: FetchedCatalog
+        switch try await start(options, using: counting, progress: progress) {
+        case .stopped(let report): return report
+        case .ready(let products, let catalog): (selected, fetched) = (products, catalog)
+        }
+        var report = SyncReport(signature: fetched.signature)
         let client = SyncClient(catalogURL: catalogURL, documents: documents, transport: counting)
         let executor = SyncExecutor(client: client, options: options, server: ServerKnowledge(catalogURL: catalogURL), progress: progress)
         for id in selected {
@@ -139,17 +155,6 @@ public struct SyncClient: Sendable {
         return report
     }
 
-    /// The products to sync: those named, or every product installed in `documents`.
-    func products(_ options: Options) throws -> [String] {
-        options.products.isEmpty ? try installedProducts() : Array(Set(options.products)).sorted()
-    }
-
-    /// The catalog, verified as `options` ask.
-    func fetchCatalog(_ options: Options, using transport: any HTTPTransport) async throws -> FetchedCatalog {
-        try await Catalog.fetch(from: catalogURL, using: transport, trustedKeys: options.trustedKeys,
-                                retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy)
-    }
-
     /// What a product's plan is made from.
     func situation(_ id: String, product: CatalogProduct?, state: ProductState, options: Options, server: ServerKnowledge) -> SyncSituation {
         SyncSituation(productIdentifier: id, requested: !options.products.isEmpty, product: product, catalogURL: catalogURL,
@@ -167,12 +172,5 @@ public struct SyncClient: Sendable {
             ProductIdentifier.problem(with: name) == nil
                 && FileManager.default.fileExists(atPath: documents + "/" + name + "/" + ProductFolder.recordName)
         }.sorted()
-    }
-
-    /// The report when the catalog itself could not be used: every selected product shares its fate.
-    static func catalogFailed(_ error: any DiagnosableError, products: [String]) -> SyncReport {
-        let status: SyncStatus = error.disposition == .refused ? .refused : .failed
-        return SyncReport(products: products.map { ProductSyncResult(productIdentifier: $0, status: status, diagnostics: [error.diagnostic]) },
-                          diagnostics: [error.diagnostic])
     }
 }

@@ -1,0 +1,187 @@
+import Foundation
+@testable import PkgKit
+import Testing
+import TestSupport
+
+/// The library's sync and check against a scripted server (in memory, on a manual clock): plans
+/// carried out, deltas, resumes, cut-offs, retries, cancellation and what a check reports, with
+/// no socket and no sleep. The real transports are tested on their own (`HTTPTransportSocketTests`).
+@Suite struct SyncClientTests {
+    static let id = "com.example.client"
+    static let base = URL(string: "http://cdn.test/pub/")!
+    let scratch: Scratch
+    let v10: (pkg: String, contents: String)
+    let v11: (pkg: String, contents: String)
+    let faults = ScriptedTransport.FaultPlan()
+    let transport: ScriptedTransport
+
+    init() throws {
+        scratch = try Scratch()
+        var files: [String: Data] = ["big.bin": pseudoRandomData(400_000, seed: 1), "changing.bin": pseudoRandomData(100_000, seed: 2)]
+        for index in 0 ..< 10 { files["pages/p\(index).txt"] = Data("page \(index)\n".utf8) }
+        v10 = try scratch.package("v10", id: Self.id, version: "1.0", files: files)
+        files["changing.bin"] = pseudoRandomData(100_000, seed: 3)
+        v11 = try scratch.package("v11", id: Self.id, version: "1.1", files: files)
+        transport = ScriptedTransport(serving: scratch.path("pub"), base: Self.base, faults: faults)
+    }
+
+    func publish(_ package: String) throws {
+        let report = try Publisher(destination: scratch.path("pub")).publish([package])
+        try #require(report.status == .published, "\(report.diagnostics)")
+    }
+
+    func install(_ package: String) throws {
+        let report = try Installer(documents: scratch.documents).install(package)
+        try #require(report.status == .installed, "\(report.diagnostics)")
+    }
+
+    var client: SyncClient {
+        SyncClient(catalogURL: Self.base.appendingPathComponent("catalog.json"), documents: scratch.documents, transport: transport)
+    }
+
+    func options(delta: Bool = true, cancellation: Cancellation? = nil) -> SyncClient.Options {
+        SyncClient.Options(products: [Self.id], delta: delta, retryPolicy: instantRetries,
+                           transferPolicy: TransferPolicy(clock: transport.clock), cancellation: cancellation)
+    }
+
+    var productFolder: String { scratch.documents + "/" + Self.id }
+    var packageRequests: [ScriptedTransport.Exchange] { transport.exchanges(for: "1.1.pkg") }
+
+    @Test func aFreshInstallDownloadsThePackageWhole() async throws {
+        try publish(v11.pkg)
+        let report = try await client.sync(options())
+        let result = try #require(report.products.first)
+        #expect(result.status == .installed && !result.delta && result.previousVersion == nil)
+        #expect(differences(productFolder + "/1.1", expected: snapshot(v11.contents)).isEmpty)
+        let size = try #require(scratch.size("v11.pkg"))
+        #expect(result.bytesDownloaded == size)
+        #expect(report.bytesDownloaded == transport.exchanges.reduce(0) { $0 + $1.bytesSent }, "every body byte, the catalog's too")
+        #expect(report.outcome == .success)
+    }
+
+    @Test func anUpdateFetchesOnlyTheChangedRanges() async throws {
+        try install(v10.pkg)
+        try publish(v11.pkg)
+        let report = try await client.sync(options())
+        let result = try #require(report.products.first)
+        #expect(result.status == .installed && result.delta && result.previousVersion == "1.0")
+        #expect(result.filesDownloaded == 1)
+        #expect(differences(productFolder + "/1.1", expected: snapshot(v11.contents)).isEmpty)
+        #expect(packageRequests.allSatisfy { $0.status == 206 }, "\(packageRequests.map(\.request.range))")
+        #expect(result.bytesDownloaded <= 100_000 + 64 * 1024, "the first 64 KiB request and the changed file")
+    }
+
+    @Test func aServerIgnoringRangeGetsOneWholeDownload() async throws {
+        try install(v10.pkg)
+        try publish(v11.pkg)
+        faults.always("1.1.pkg", .ignoreRange)
+        let result = try #require(try await client.sync(options()).products.first)
+        #expect(result.status == .installed && !result.delta)
+        #expect(result.fullDownloadReason == .serverIgnoresRange)
+        #expect(packageRequests.count == 1, "one plain download, not a request per file")
+        #expect(differences(productFolder + "/1.1", expected: snapshot(v11.contents)).isEmpty)
+    }
+
+    @Test func anInterruptedDownloadResumesWhereItStopped() async throws {
+        try publish(v11.pkg)
+        faults.plan("1.1.pkg", [.stallAfter(bytes: 150_000)])
+        let cancellation = Cancellation()
+        let first = Task { try await client.sync(options(cancellation: cancellation)) }
+        await transport.stalls(atLeast: 1)
+        cancellation.cancel()
+        await #expect(throws: OperationCancelled.self) { try await first.value }
+        #expect(scratch.size("Documents/\(Self.id)/.download-1.1.part") == 150_000)
+        #expect(!exists(productFolder + "/1.1"))
+
+        let result = try #require(try await client.sync(options()).products.first)
+        #expect(result.status == .installed)
+        #expect(result.resumedFrom == 150_000)
+        #expect(packageRequests.last?.request.range == ByteRange(from: 150_000))
+        #expect(differences(productFolder + "/1.1", expected: snapshot(v11.contents)).isEmpty)
+        #expect(!exists(productFolder + "/.download-1.1.part"), "the download goes once installed")
+    }
+
+    @Test func aStallTimesOutAndTheRetryResumes() async throws {
+        try publish(v11.pkg)
+        faults.plan("1.1.pkg", [.stallAfter(bytes: 100_000)])
+        let sync = Task { try await client.sync(options()) }
+        await transport.stalls(atLeast: 1)
+        transport.clock.advance(by: .seconds(30))
+        let result = try #require(try await sync.value.products.first)
+        #expect(result.status == .installed)
+        #expect(packageRequests.map { $0.request.range } == [nil, ByteRange(from: 100_000)])
+    }
+
+    @Test(arguments: [FaultHTTPServer.LongBodyLength.absent, .includingExtra])
+    func aPackageLongerThanItsEntryIsRefusedAndNothingKept(length: FaultHTTPServer.LongBodyLength) async throws {
+        try install(v10.pkg)
+        try publish(v11.pkg)
+        faults.always("1.1.pkg", .longBody(extra: 6 << 20, contentLength: length))
+        let report = try await client.sync(options(delta: false))
+        let result = try #require(report.products.first)
+        #expect(result.status == .refused)
+        #expect(result.diagnostics.map(\.code) == [.checksumMismatch])
+        #expect(readRecord(productFolder)?.version == "1.0")
+        #expect(!exists(productFolder + "/.download-1.1.part"))
+        #expect(packageRequests.count == 1 && packageRequests[0].cancelled, "cut off, not retried")
+        #expect(report.outcome == .refused)
+    }
+
+    @Test func cancellingTheTaskStopsAStalledSync() async throws {
+        try install(v10.pkg)
+        try publish(v11.pkg)
+        faults.always("1.1.pkg", .stallAfter(bytes: 50_000))
+        let sync = Task { try await client.sync(options(delta: false)) }
+        await transport.stalls(atLeast: 1)
+        sync.cancel()
+        await #expect(throws: OperationCancelled.self) { try await sync.value }
+        #expect(readRecord(productFolder)?.version == "1.0")
+        #expect(scratch.size("Documents/\(Self.id)/.download-1.1.part") == 50_000)
+    }
+
+    @Test func aBadSignatureStillCountsTheBytesReceived() async throws {
+        try publish(v11.pkg)
+        var options = options()
+        options.trustedKeys = [CatalogSigningKey().publicKey]
+        let report = try await client.sync(options)
+        #expect(report.products.map(\.status) == [.refused])
+        #expect(report.diagnostics.map(\.code) == [.badSignature])
+        #expect(report.bytesDownloaded > 0 && report.bytesDownloaded == transport.exchanges.reduce(0) { $0 + $1.bytesSent })
+        #expect(report.outcome == .refused)
+    }
+
+    @Test func checkReportsAnUpdateWithoutInstallingOrWriting() async throws {
+        try install(v10.pkg)
+        try publish(v11.pkg)
+        let before = snapshot(scratch.documents)
+        let report = try await client.check(options())
+        let product = try #require(report.products.first)
+        #expect(product.status == .update && product.delta)
+        #expect(product.previousVersion == "1.0" && product.contentVersion == "1.1")
+        #expect(product.bytesToDownload > 100_000 && product.bytesToDownload <= 100_000 + 64 * 1024, "the first 64 KiB request and the changed file")
+        #expect(report.outcome == .updatesAvailable)
+        #expect(differences(scratch.documents, expected: before).isEmpty, "a check writes nothing")
+        // Only the header and TOC of the package were asked for.
+        #expect(packageRequests.map { $0.request.range } == [ByteRange(0 ..< 65_536)])
+    }
+
+    @Test func checkOfAServerIgnoringRangeDropsTheTransferAtOnce() async throws {
+        try install(v10.pkg)
+        try publish(v11.pkg)
+        faults.always("1.1.pkg", .ignoreRange)
+        let product = try #require(try await client.check(options()).products.first)
+        #expect(product.status == .update && !product.delta)
+        #expect(product.fullDownloadReason == .serverIgnoresRange)
+        #expect(product.bytesToDownload == scratch.size("v11.pkg"))
+        #expect(packageRequests.map(\.bytesSent) == [0] && packageRequests[0].cancelled)
+    }
+
+    @Test func checkOfAnUpToDateProductIsASuccess() async throws {
+        try install(v11.pkg)
+        try publish(v11.pkg)
+        let report = try await client.check(options())
+        #expect(report.products.map(\.status) == [.unchanged])
+        #expect(report.outcome == .success)
+        #expect(transport.exchanges(for: "1.1.pkg").isEmpty)
+    }
+}
