@@ -54,6 +54,30 @@ func randomSuffix() -> String {
     (0..<12).map { _ in String("0123456789abcdefghijklmnopqrstuvwxyz".randomElement()!) }.joined()
 }
 
+/// Creates the folder `path` and whichever of its parents are missing (as `mkdir -p`); returns
+/// the folders it created, outermost first, so that a caller that gives up can remove them again.
+/// Every command creates the missing parents of an output path it was given (SPEC section 3).
+@discardableResult
+func makeFolders(_ path: String) throws -> [String] {
+    var missing: [String] = []
+    var probe = path
+    var info = stat()
+    while !probe.isEmpty && probe != "/" && probe != "." {
+        if stat(probe, &info) == 0 {
+            // The folders go inside the deepest one that exists, which must be one.
+            guard info.st_mode & S_IFMT == S_IFDIR else { throw InstallError.io(path: probe, "not a folder") }
+            break
+        }
+        missing.insert(probe, at: 0)
+        guard let slash = probe.lastIndex(of: "/") else { break }
+        probe = String(probe[..<slash])
+    }
+    for folder in missing where mkdir(folder, 0o755) != 0 && errno != EEXIST {
+        throw InstallError.io(path: folder, "cannot create the folder: \(errnoText())")
+    }
+    return missing
+}
+
 /// Opens a folder by path, for the calls that continue relative to it.
 func openDirectory(_ path: String) -> Int32 {
     open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
