@@ -50,14 +50,14 @@ private struct AsyncProbe: AsyncReportingCommand {
     var subject: String { "probe" }
     var leftWhenInterrupted: String { "nothing was changed" }
 
-    func execute(_ output: OutputOptions, _ cancellation: Cancellation) async throws -> InstallReport {
+    func execute(_ output: OutputOptions, _ cancellation: Cancellation) async throws -> ExtractReport {
         try cancellation.check()
-        return InstallReport(failed: [])
+        return .failed(FailedInstall(diagnostics: []))
     }
 
-    func printText(_ report: InstallReport, _ output: OutputOptions) {}
+    func printText(_ report: ExtractReport, _ output: OutputOptions) {}
 
-    func report(for failure: Diagnostic) -> InstallReport { InstallReport(failed: [failure]) }
+    func report(for failure: Diagnostic) -> ExtractReport { .failed(FailedInstall(diagnostics: [failure])) }
 }
 
 @Suite struct AsyncReportingCommandTests {
@@ -65,7 +65,7 @@ private struct AsyncProbe: AsyncReportingCommand {
         let probe = AsyncProbe()
         let report = try await probe.execute(OutputOptions(), Cancellation())
         #expect(report.exitStatus == .failed)
-        #expect(probe.report(for: Diagnostic(.ioError, path: "x", "full")).diagnostics.count == 1)
+        #expect(probe.report(for: Diagnostic(.ioError, path: "x", "full")).exitStatus == .failed)
         #expect(probe.interruptionGrace == Interruption.defaultGrace)
     }
 }

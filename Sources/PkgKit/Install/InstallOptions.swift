@@ -12,9 +12,6 @@ public enum InstallStatus: String, Sendable, Codable {
     case unchanged
     /// The package is invalid, or the install was refused (see the diagnostics).
     case refused
-    /// The install could not be done: the package cannot be read, the Documents folder cannot
-    /// be written. `Installer` throws then; this is how a report says it (`extract --json`).
-    case failed
 }
 
 /// The options of one install (the flags of `pkgtool extract`).

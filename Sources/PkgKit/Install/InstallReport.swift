@@ -13,19 +13,6 @@ public struct InstallReport: Sendable, Encodable {
     public var removedVersions: [String]
     public var diagnostics: [Diagnostic]
 
-    /// The report of an install that could not be done at all (`failed`), with why.
-    public init(failed diagnostics: [Diagnostic]) {
-        status = .failed
-        productIdentifier = nil
-        contentVersion = nil
-        previousVersion = nil
-        installedPath = nil
-        fileCount = 0
-        payloadBytes = 0
-        removedVersions = []
-        self.diagnostics = diagnostics
-    }
-
     /// A `refused` report on a checked package, to be filled in as the install goes on.
     init(_ check: PackageCheck, previousVersion: String? = nil) {
         status = .refused

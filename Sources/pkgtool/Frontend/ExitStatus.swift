@@ -74,10 +74,13 @@ extension ValidationReport: StatusReporting {
 }
 
 extension InstallReport: StatusReporting {
+    var exitStatus: ExitStatus { status == .refused ? .refused : .success }
+}
+
+extension ExtractReport: StatusReporting {
     var exitStatus: ExitStatus {
-        switch status {
-        case .installed, .unchanged: return .success
-        case .refused: return .refused
+        switch self {
+        case .done(let report): return report.exitStatus
         case .failed: return .failed
         }
     }

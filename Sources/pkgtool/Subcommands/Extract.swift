@@ -40,22 +40,23 @@ extension Pkgtool {
         var subject: String { package }
         var leftWhenInterrupted: String { "nothing was installed; the previous version stays current" }
 
-        func execute(_ output: OutputOptions, _ cancellation: Cancellation) throws -> InstallReport {
+        func execute(_ output: OutputOptions, _ cancellation: Cancellation) throws -> ExtractReport {
             let bar = ProgressBar(enabled: !output.json && !output.quiet)
             defer { bar.finish() }
             let options = InstallOptions(expectedProductIdentifier: productIdentifier, limits: limit.limits, keep: keep.count,
                                          allowDowngrade: allowDowngrade, force: force,
                                          progress: { bar.update($0, of: $1) }, cancellation: cancellation)
-            return try Installer(documents: documents).install(package, options: options)
+            return .done(try Installer(documents: documents).install(package, options: options))
         }
 
-        func printText(_ report: InstallReport, _ output: OutputOptions) {
+        func printText(_ report: ExtractReport, _ output: OutputOptions) {
+            guard case .done(let report) = report else { return }
             Console.print(report.diagnostics, file: package, quiet: output.quiet)
             if !output.quiet { Console.out(summary(report)) }
         }
 
-        func report(for failure: Diagnostic) -> InstallReport {
-            InstallReport(failed: [failure])
+        func report(for failure: Diagnostic) -> ExtractReport {
+            .failed(FailedInstall(diagnostics: [failure]))
         }
 
         private func summary(_ report: InstallReport) -> String {
@@ -69,11 +70,36 @@ extension Pkgtool {
                 line = "unchanged \(id) \(version) already installed at \(report.installedPath ?? "?")"
             case .refused:
                 line = "refused \(package): nothing installed"
-            case .failed:
-                line = "failed \(package): nothing installed"
             }
             if !report.removedVersions.isEmpty { line += "; removed \(report.removedVersions.joined(separator: ", "))" }
             return line
         }
     }
+}
+
+/// `extract`'s report: the installer's, or (exit 2) the same shape for an install that could not
+/// be done at all, with status `failed`, as `sync` reports a product it could not install.
+enum ExtractReport: Encodable {
+    case done(InstallReport)
+    case failed(FailedInstall)
+
+    func encode(to encoder: Encoder) throws {
+        switch self {
+        case .done(let report): try report.encode(to: encoder)
+        case .failed(let failure): try failure.encode(to: encoder)
+        }
+    }
+}
+
+/// `extract --json` when the install could not be done at all (SPEC section 5's shape).
+struct FailedInstall: Encodable {
+    let status = "failed"
+    @Nullable var productIdentifier: String? = nil
+    @Nullable var contentVersion: String? = nil
+    @Nullable var previousVersion: String? = nil
+    @Nullable var installedPath: String? = nil
+    var fileCount = 0
+    var payloadBytes: Int64 = 0
+    var removedVersions: [String] = []
+    var diagnostics: [Diagnostic]
 }
