@@ -31,6 +31,7 @@ enum Interruption {
                        _ body: (Cancellation) throws -> T) throws -> T {
         listen(line: line(command, leaves), grace: grace)
         do {
+            defer { settle() }
             return try body(cancellation)
         } catch is OperationCancelled {
             throw stopped()
@@ -42,6 +43,7 @@ enum Interruption {
                        _ body: (Cancellation) async throws -> T) async throws -> T {
         listen(line: line(command, leaves), grace: grace)
         do {
+            defer { settle() }
             return try await body(cancellation)
         } catch is OperationCancelled {
             throw stopped()
@@ -53,6 +55,7 @@ enum Interruption {
     // Only read or written under `lock`.
     nonisolated(unsafe) private static var received: Int32 = 0
     nonisolated(unsafe) private static var announced = false
+    nonisolated(unsafe) private static var settled = false
     nonisolated(unsafe) private static var message = ""
     nonisolated(unsafe) private static var graceSeconds = defaultGrace
     private static let lock = NSLock()
@@ -85,12 +88,21 @@ enum Interruption {
         }
         guard first else { endNow() }
         cancellation.cancel()
-        DispatchQueue.global().asyncAfter(deadline: .now() + grace) { endNow() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + grace) {
+            // Work that ended in the meantime says its own outcome (what it wrote is written).
+            if !lock.withLock({ settled }) { endNow() }
+        }
     }
 
-    /// Says the line (once) and ends the process with the first signal's status.
+    /// The work has ended, one way or the other: the command says the rest itself.
+    private static func settle() {
+        lock.withLock { settled = true }
+    }
+
+    /// Ends the process with the first signal's status, saying the line unless the work has
+    /// ended otherwise (then what it did is done, and the line would not be true).
     private static func endNow() -> Never {
-        announce()
+        if !lock.withLock({ settled }) { announce() }
         _exit(status.code)
     }
 

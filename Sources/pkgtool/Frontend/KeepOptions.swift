@@ -6,7 +6,7 @@ import ArgumentParser
 /// and pass `keep.count` on.
 struct KeepOptions: ParsableArguments {
     @Option(name: .customLong("keep"),
-            help: ArgumentHelp("Afterwards keep N versions of each product, the current one and the newest others, and remove the rest (N ≥ 1). Default: keep all.", valueName: "N"))
+            help: ArgumentHelp("Afterwards keep N versions: the current one and the newest N − 1 others; remove the rest (N ≥ 1). Default: keep all.", valueName: "N"))
     var count: Int?
 
     func validate() throws {
