@@ -32,7 +32,7 @@ status=$?
 
 summary=$(grep -E 'Test run with .* (passed|failed)' "$log" | tail -n 1)
 if [ "$status" -eq 0 ]; then
-    echo "    ${summary:-passed} ($((SECONDS - start)) s)"
+    echo "    ${summary:-passed after $((SECONDS - start)) s}"
     exit 0
 fi
 echo "    FAILED (exit $status) after $((SECONDS - start)) s: ${summary:-no summary}" >&2
