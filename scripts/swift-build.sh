@@ -19,8 +19,9 @@ else
     echo "    swift-system: about $minutes minutes on 2 cores; later builds take seconds."
 fi
 bash scripts/quietly.sh "$logs/resolve.log" "$swift" package resolve || exit $?
-# Every static link (--static-swift-stdlib) prints the linker's "warning: the use of `mktemp' is
-# dangerous, better use `mkstemp'": it comes from the toolchain's static Foundation, which calls
-# mktemp, not from pkgtool, and says nothing anyone building pkgtool can act on.
-"$@" 2>&1 | grep --line-buffered -v -F "the use of \`mktemp' is dangerous"
+# Every static link (--static-swift-stdlib) prints the linker's "…libFoundationEssentials.a(…):
+# warning: the use of `mktemp' is dangerous, better use `mkstemp' or `mkdtemp'": it comes from
+# the toolchain's static Foundation, which calls mktemp, not from pkgtool, and says nothing anyone
+# building pkgtool can act on.
+"$@" 2>&1 | grep --line-buffered -v -E "warning: the use of .mktemp. is dangerous"
 exit "${PIPESTATUS[0]}"
