@@ -4,13 +4,14 @@
 #   make test    build (debug) and run the test suite
 #   make help    list every target
 #
-# Builds are quiet (`swift build -q`): they print nothing unless they fail, and then the
-# compiler's errors. Other long steps write a log under build/logs/ and show its tail on failure.
+# Builds are quiet (`swift build -q`, scripts/swift-build.sh): they print nothing unless they fail,
+# and then the compiler's errors. Other long steps (installing packages, fetching dependencies,
+# each pass of the tests) write a log under build/logs/ and show what failed, if anything.
 
 SWIFT             ?= swift
-# Release builds link Swift's runtime and Foundation statically on Linux: measured on this
-# machine, start-up went from 17.3 to 8.5 ms (`pkgtool --version`) and every command's peak RSS
-# down by 5.5 MiB (the shared libraries' pages it touches). RELEASE_FLAGS= builds dynamically.
+# Release builds link Swift's runtime and Foundation statically on Linux: start-up takes half the
+# time and every command's peak RSS drops by the shared libraries' pages it would touch
+# (bench/PROFILES.md). RELEASE_FLAGS= builds dynamically.
 # The test build stays dynamic: swift-testing has no static library.
 RELEASE_FLAGS     ?= $(if $(filter Linux,$(shell uname -s)),--static-swift-stdlib,)
 SWIFT_BUILD_FLAGS ?=
@@ -26,29 +27,37 @@ DESTDIR           ?=
 INSTALL           ?= install
 
 RELEASE_BIN := .build/release/pkgtool
+DEBUG_BIN   := .build/debug/pkgtool
 # The binary `make install` installs, and whose completion scripts it writes. Give another one
 # (PKGTOOL_BIN=.build/debug/pkgtool) to install without building.
 PKGTOOL_BIN ?= $(RELEASE_BIN)
-# The man page, made by swift-argument-parser's generate-manual plugin (`make man`).
+# The man page (`make man`): swift-argument-parser's generate-manual tool, built in MAN_CONFIG
+# with that configuration's own flags, reads the help of that configuration's pkgtool. (Its
+# command plugin would rebuild the whole package without RELEASE_FLAGS: the release binary would
+# lose its static linking, and `make build` and `make man` would rebuild each other.)
 MAN_CONFIG  ?= release
-MANPAGE     ?= .build/plugins/GenerateManual/outputs/pkgtool/pkgtool.1
+MAN_FLAGS   := $(if $(filter release,$(MAN_CONFIG)),$(RELEASE_FLAGS)) $(SWIFT_BUILD_FLAGS)
+MANPAGE     ?= build/man/pkgtool.1
 COMPLETIONS_DIR ?= build/completions
 DOCS_DIR    := build/docs
 QUIETLY     := bash scripts/quietly.sh
+BUILDING    := bash scripts/swift-build.sh
+TESTING     := bash scripts/run-tests.sh
 # The one place the version is written is Sources/PkgKit/Support/Version.swift.
 VERSION     := $(shell sed -n 's/.*static let current = "\(.*\)".*/\1/p' Sources/PkgKit/Support/Version.swift)
 
 .DEFAULT_GOAL := build
 
-.PHONY: help deps build test demo man completions install uninstall docs clean bench fuzz
+.PHONY: help deps test-deps build test demo man completions install uninstall docs clean bench fuzz
 
 help:
 	@echo "pkgtool $(VERSION) make targets:"
-	@echo "  deps         install missing system packages (Debian: apt-get, via sudo when not root)"
+	@echo "  deps         install the missing system packages a build needs (Debian: apt-get, via sudo when not root)"
+	@echo "  test-deps    deps, and what the tests run: bsdtar, zip, python3, nginx (its service left disabled), openssl"
 	@echo "  build        release build (default): $(RELEASE_BIN)  [RELEASE_FLAGS=... SWIFT_BUILD_FLAGS=...]"
 	@echo "  test         debug build of pkgtool, its man page, then swift test  [SWIFT_TEST_FLAGS=...]"
 	@echo "  demo         build, then run scripts/demo.sh on Samples/ (output in build/)"
-	@echo "  man          the man page, by swift-argument-parser's generate-manual plugin: $(MANPAGE)"
+	@echo "  man          the man page, by swift-argument-parser's generate-manual, from MAN_CONFIG's build (release): $(MANPAGE)"
 	@echo "  install      build, then install pkgtool, its man page and bash/zsh/fish completions"
 	@echo "               under \$$(DESTDIR)\$$(PREFIX) (PREFIX=$(PREFIX)); PKGTOOL_BIN=... installs that binary unbuilt"
 	@echo "  uninstall    remove what install installed"
@@ -58,31 +67,32 @@ help:
 	@echo "  fuzz         run scripts/fuzz.sh"
 
 deps:
-	@bash scripts/deps.sh
+	@bash scripts/deps.sh build
+
+test-deps:
+	@bash scripts/deps.sh test
 
 build: deps
-	@echo "==> Building pkgtool (release) into $(RELEASE_BIN). A first build also compiles swift-crypto,"
-	@echo "    swift-argument-parser and swift-system: about 10 minutes on 2 cores; later builds take seconds."
-	@$(SWIFT) build -c release -q --product pkgtool $(RELEASE_FLAGS) $(SWIFT_BUILD_FLAGS)
+	@$(BUILDING) "pkgtool (release) into $(RELEASE_BIN)" $(RELEASE_BIN) 10 -- \
+	    $(SWIFT) build -c release -q --product pkgtool $(RELEASE_FLAGS) $(SWIFT_BUILD_FLAGS)
 
-test: deps
-	@echo "==> Building pkgtool and the tests (debug). A first build also compiles swift-crypto,"
-	@echo "    swift-argument-parser and swift-system: about 6 minutes on 2 cores; later builds take seconds."
-	@$(SWIFT) build --build-tests -q $(SWIFT_BUILD_FLAGS)
+# The whole suite in one pass, said before it runs; its full output goes to build/logs/.
+test: test-deps
+	@$(BUILDING) "pkgtool and the tests (debug)" $(DEBUG_BIN) 6 -- $(SWIFT) build --build-tests -q $(SWIFT_BUILD_FLAGS)
 	@$(MAKE) --no-print-directory man MAN_CONFIG=debug
-	@echo "==> Running the test suite (a few minutes: end-to-end tests run the binary on real packages)"
-	@$(SWIFT) test --skip-build $(SWIFT_TEST_FLAGS)
+	@$(TESTING) suite "Running the test suite (about 4 minutes: end-to-end tests run the binary on real packages, and an app is built against PkgKit alone)" -- \
+	    $(SWIFT) test --skip-build $(SWIFT_TEST_FLAGS)
 
 demo: build
 	@echo "==> Running scripts/demo.sh with $(RELEASE_BIN)"
 	@PKGTOOL=$(RELEASE_BIN) bash scripts/demo.sh
 
-# The plugin builds the package's products in MAN_CONFIG (nothing new after `make build` or
-# `make test`), then its own generate-manual tool (once, about half a minute).
-man:
-	@echo "==> Writing the man page with swift-argument-parser's generate-manual plugin ($(MAN_CONFIG) build)"
-	@$(QUIETLY) build/logs/man.log $(SWIFT) package plugin generate-manual --configuration $(MAN_CONFIG)
-	@test -s $(MANPAGE) || { echo "man: the plugin wrote no $(MANPAGE)" >&2; exit 1; }
+# MAN_CONFIG's pkgtool must be built: `make build` (release) or `make test` (debug) does it.
+man: $(if $(filter release,$(MAN_CONFIG)),build)
+	@echo "==> Writing the man page ($(MANPAGE)) from the $(MAN_CONFIG) build's help"
+	@test -x .build/$(MAN_CONFIG)/pkgtool || { echo "man: no .build/$(MAN_CONFIG)/pkgtool: build it first" >&2; exit 1; }
+	@$(QUIETLY) build/logs/man.log $(SWIFT) build -c $(MAN_CONFIG) -q --product generate-manual $(MAN_FLAGS)
+	@$(QUIETLY) build/logs/man.log bash scripts/man-page.sh .build/$(MAN_CONFIG)/generate-manual .build/$(MAN_CONFIG)/pkgtool $(MANPAGE)
 
 completions:
 	@mkdir -p $(COMPLETIONS_DIR)

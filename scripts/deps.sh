@@ -1,18 +1,34 @@
 #!/usr/bin/env bash
-# Installs the system packages pkgtool needs to build and test, and only the
-# ones that are missing. Quiet when everything is already present.
+# deps.sh [build|test]
+# Installs the system packages pkgtool needs, and only the ones that are missing. Quiet when
+# everything is already present; apt's own output goes to build/logs/deps.log and is shown only
+# if it fails.
+#
+#   build: what `make build` and `make demo` need (the libraries pkgtool links).
+#   test:  that, plus what the tests run (bsdtar, zip, python3, nginx, openssl). The default.
 #
 #   Debian/Ubuntu: apt-get installs what dpkg-query does not report installed
 #                  (through sudo when not running as root).
 #   Elsewhere:     checks pkg-config and says what to install.
 set -euo pipefail
+cd "$(dirname "$0")/.."
 
-# nginx and openssl are for the tests: delivery tests serve published folders with nginx
-# (started by the tests themselves) and check signatures with openssl.
-DEBIAN_PACKAGES=(libarchive-dev libxml2-dev zlib1g-dev libdeflate-dev libisal-dev libcurl4-openssl-dev libarchive-tools zip pkg-config python3 nginx openssl)
+purpose=${1:-test}
+BUILD_PACKAGES=(libarchive-dev libxml2-dev zlib1g-dev libdeflate-dev libisal-dev libcurl4-openssl-dev pkg-config)
+# The delivery tests serve published folders with nginx (started by the tests themselves) and
+# check signatures with openssl; the interop tests read packages with bsdtar and zip.
+TEST_PACKAGES=(libarchive-tools zip python3 nginx openssl)
+case $purpose in
+    build) DEBIAN_PACKAGES=("${BUILD_PACKAGES[@]}") ;;
+    test) DEBIAN_PACKAGES=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;
+    *) echo "usage: deps.sh [build|test]" >&2; exit 64 ;;
+esac
 PKG_CONFIG_MODULES=(libarchive libxml-2.0 zlib)
 # PkgKit links libdeflate and ISA-L on Linux only.
 if [ "$(uname -s)" = Linux ]; then PKG_CONFIG_MODULES+=(libdeflate libisal); fi
+# Where Debian looks for the policy that keeps services from starting (a variable for the tests).
+POLICY=${POLICY_RC_D:-/usr/sbin/policy-rc.d}
+LOGS=${DEPS_LOGS:-build/logs}
 
 if command -v dpkg-query >/dev/null 2>&1; then
     missing=()
@@ -37,18 +53,31 @@ if command -v dpkg-query >/dev/null 2>&1; then
         fi
     fi
 
-    echo "deps: installing missing packages: ${missing[*]}"
+    echo "deps: installing missing packages (apt's output in $LOGS/): ${missing[*]}"
     export DEBIAN_FRONTEND=noninteractive
     # Debian starts nginx's service on install (on port 80); the tests run their own nginx,
     # so forbid service starts for the length of the install, unless a policy already exists.
-    POLICY=/usr/sbin/policy-rc.d
     if [ ! -e "$POLICY" ]; then
         printf '#!/bin/sh\nexit 101\n' | "${SUDO[@]}" tee "$POLICY" >/dev/null
         "${SUDO[@]}" chmod 755 "$POLICY"
         trap '"${SUDO[@]}" rm -f "$POLICY"' EXIT
     fi
-    "${SUDO[@]}" apt-get update
-    "${SUDO[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+    bash scripts/quietly.sh "$LOGS/apt-update.log" "${SUDO[@]}" apt-get update
+    bash scripts/quietly.sh "$LOGS/apt-install.log" "${SUDO[@]}" apt-get install -y --no-install-recommends "${missing[@]}"
+    # The tests need nginx's binary, not its service: one installed here is not enabled either,
+    # or a developer's machine would serve port 80 after its next boot. (An nginx that was
+    # already installed is the machine owner's and is left as it is.)
+    if [[ " ${missing[*]} " == *" nginx "* ]]; then
+        if command -v deb-systemd-helper >/dev/null 2>&1; then
+            "${SUDO[@]}" deb-systemd-helper disable nginx.service >/dev/null 2>&1 || true
+        fi
+        if command -v systemctl >/dev/null 2>&1; then
+            "${SUDO[@]}" systemctl disable --quiet nginx.service >/dev/null 2>&1 || true
+        fi
+        if command -v update-rc.d >/dev/null 2>&1; then
+            "${SUDO[@]}" update-rc.d nginx disable >/dev/null 2>&1 || true
+        fi
+    fi
     exit 0
 fi
 

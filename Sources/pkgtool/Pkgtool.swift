@@ -9,6 +9,8 @@ struct Pkgtool: AsyncParsableCommand {
     /// The version lives in PkgKit, in one place.
     static let version = PkgKitVersion.current
 
+    // No `version:` here: the parser would then take `--version` on every command too (and
+    // print the version for `create --version 1.0`); the root's own flag below takes it alone.
     static let configuration = CommandConfiguration(
         commandName: "pkgtool",
         abstract: "Build, check and install hosted In-App Purchase content packages (.pkg).",
@@ -16,14 +18,16 @@ struct Pkgtool: AsyncParsableCommand {
         A content package holds ContentInfo.plist (ContentVersion, IAPProductIdentifier) and a \
         Contents/ folder. --json and --quiet go before or after the command name. Exit status: \
         0 success, 1 invalid package or refused operation, 2 input unreadable or I/O error, \
-        64 wrong usage.
+        64 wrong usage, 130 / 143 interrupted (SIGINT / SIGTERM).
         """,
-        version: version,
         subcommands: [Create.self, Validate.self, Extract.self, Inspect.self, Diff.self, Publish.self, Sync.self, Keygen.self, Convert.self]
     )
 
     /// `--json` and `--quiet` given before the command name.
     @OptionGroup var outputOptions: OutputOptions
+
+    @Flag(help: "Print pkgtool's version. Only alone: with a command or other flags it is a usage error.")
+    var version = false
 
     static func main() async {
         MemoryPolicy.apply()
@@ -32,13 +36,22 @@ struct Pkgtool: AsyncParsableCommand {
         let arguments = Array(CommandLine.arguments.dropFirst())
         if let problem = CommandNames.unknownCommand(in: arguments) {
             Console.err(problem)
-            Foundation.exit(ExitCode.validationFailure.rawValue)
+            Foundation.exit(ExitStatus.usage.code)
+        }
+        if let (problem, command) = CommandNames.misplacedVersion(in: arguments) {
+            Console.err(UsageError.text(problem, for: command))
+            Foundation.exit(ExitStatus.usage.code)
         }
         await main(arguments)
     }
 
-    /// Bare `pkgtool` is a usage error: the help goes to stderr and the exit status is 64.
+    /// `pkgtool --version` prints the version; bare `pkgtool` is a usage error: the help goes to
+    /// stderr and the exit status is 64.
     func run() async throws {
+        if version {
+            Console.out(Self.version)
+            return
+        }
         Console.err(Self.helpMessage())
         throw ExitCode.validationFailure
     }
@@ -61,5 +74,21 @@ enum CommandNames {
         var message = "Error: '\(name)' is not a pkgtool command."
         if let nearest = NearestName.suggestion(for: name, among: commands) { message += " Did you mean '\(nearest)'?" }
         return message + "\nCommands: \(commands.joined(separator: ", ")). See 'pkgtool --help'."
+    }
+
+    /// What to say, and about which command, when `--version` is given with anything else: only
+    /// `pkgtool --version` alone prints the version, so that `create --version 1.0` (meaning
+    /// `--content-version`) fails loudly instead of printing a version and creating nothing.
+    static func misplacedVersion(in arguments: [String]) -> (message: String, command: ParsableCommand.Type)? {
+        let options = arguments.prefix { $0 != "--" }
+        guard arguments != ["--version"], options.contains(where: { $0 == "--version" || $0.hasPrefix("--version=") }) else { return nil }
+        let name = options.first { !$0.hasPrefix("-") }
+        guard let command = Pkgtool.configuration.subcommands.first(where: { $0._commandName == name }) else {
+            return ("--version goes alone: 'pkgtool --version' prints the version", Pkgtool.self)
+        }
+        if command == Pkgtool.Create.self {
+            return ("create has no --version: the package's ContentVersion is --content-version (e.g. --content-version 1.0)", command)
+        }
+        return ("\(command._commandName) has no --version: 'pkgtool --version', alone, prints pkgtool's version", command)
     }
 }

@@ -3,27 +3,50 @@ import Testing
 
 /// `unsafe-path`'s judgement of raw archive paths, one case per reason.
 @Suite struct PathSafetyTests {
-    @Test(arguments: [
-        ("Contents/a.txt", nil),
-        ("./Contents/a.txt", nil),
-        ("Contents/dir/", nil),
-        ("Contents/caf\u{E9}/\u{1F600}.png", nil),
-        ("Contents/a..b/.hidden", nil),
-        ("/etc/passwd", "absolute path"),
-        ("Contents//a.txt", "empty component"),
-        ("Contents/../a.txt", "'..'"),
-        ("..", "'..'"),
-        ("Contents/./a.txt", "'.' component"),
-        ("Contents/a\u{7F}b", "control character 0x7f"),
-        ("Contents/a\nb\u{1}", "control character 0xa"),
-        ("Contents/" + String(repeating: "n", count: 256), "256 bytes long"),
-    ] as [(String, String?)])
-    func textPaths(path: String, problem: String?) {
-        let found = PathSafety.problem(with: Array(path.utf8))
-        if let problem {
-            #expect(found?.contains(problem) == true, "\(path): \(found ?? "nil")")
+    /// One raw path and the problem it must have (nil: none).
+    struct Case: CustomTestStringConvertible, Sendable {
+        var path: String
+        var problem: String?
+
+        /// The path with its control characters escaped: a raw newline in a test's name breaks
+        /// the runner's one-line-per-test output.
+        var testDescription: String {
+            let shown = path.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? "\\u{\(String($0.value, radix: 16))}" : String($0) }.joined()
+            return "\(shown.count > 60 ? String(shown.prefix(60)) + "…" : shown) → \(problem ?? "safe")"
+        }
+    }
+
+    static let cases: [Case] = [
+        Case(path: "Contents/a.txt", problem: nil),
+        Case(path: "./Contents/a.txt", problem: nil),
+        Case(path: "Contents/dir/", problem: nil),
+        Case(path: "Contents/caf\u{E9}/\u{1F600}.png", problem: nil),
+        Case(path: "Contents/a..b/.hidden", problem: nil),
+        Case(path: "/etc/passwd", problem: "absolute path"),
+        Case(path: "Contents//a.txt", problem: "empty component"),
+        Case(path: "Contents/../a.txt", problem: "'..'"),
+        Case(path: "..", problem: "'..'"),
+        Case(path: "Contents/./a.txt", problem: "'.' component"),
+        Case(path: "Contents/a\u{7F}b", problem: "control character 0x7f"),
+        Case(path: "Contents/a\nb\u{1}", problem: "control character 0xa"),
+        Case(path: "Contents/" + String(repeating: "n", count: 256), problem: "256 bytes long"),
+    ]
+
+    @Test(arguments: cases)
+    func textPaths(_ test: Case) {
+        let found = PathSafety.problem(with: Array(test.path.utf8))
+        if let problem = test.problem {
+            #expect(found?.contains(problem) == true, "\(test): \(found ?? "nil")")
         } else {
-            #expect(found == nil, "\(path): \(found ?? "nil")")
+            #expect(found == nil, "\(test): \(found ?? "nil")")
+        }
+    }
+
+    /// Every case's name fits on the one line the test runner prints it on.
+    @Test func caseNamesAreOneLine() {
+        for test in Self.cases {
+            let oneLine = !test.testDescription.contains { $0.isNewline }
+            #expect(oneLine, "\(test.path.debugDescription)")
         }
     }
 

@@ -151,7 +151,8 @@ import TestSupport
         #expect(try Self.check(long) == ["unreadable-archive Contents/a.txt"])
         let whole = XarCrafter([Make.plist, F(path: "Contents/a.bin", data: Array(repeating: 7, count: 10_000), encoding: .stored)])
         let cut = try whole.write(to: dir.path("cut.pkg"), truncatedTo: whole.build().count - 100)
-        #expect(try Self.check(cut).contains("unreadable-archive Contents/a.bin"))
+        // Said as what it is, the package cut short, as every command says it (issue 21, item 10).
+        #expect(try Self.check(cut).contains("unreadable-archive -"))
     }
 
     @Test func overlongPathsFromDeepNestingAreRefused() throws {

@@ -20,7 +20,15 @@ public final class Scratch: @unchecked Sendable {
 
     deinit {
         for mount in lock.withLock({ mounts }).reversed() { Scratch.unmount(mount) }
-        try? FileManager.default.removeItem(atPath: root)
+        Scratch.remove(root)
+    }
+
+    /// Removes `folder` and everything in it, however deep: Foundation gives up on a tree whose
+    /// paths pass the system's limit (`File name too long`) and leaves it in the temporary
+    /// folder, where `rm` (which walks relative to each open folder) does not.
+    public static func remove(_ folder: String) {
+        try? FileManager.default.removeItem(atPath: folder)
+        if exists(folder) { _ = try? CommandRunner.run("/bin/rm", ["-rf", "--", folder]) }
     }
 
     /// The folder as a URL.
@@ -125,6 +133,10 @@ public final class Scratch: @unchecked Sendable {
                         extraArguments: [String] = []) throws -> String {
         try package(name, id: id, version: version, files: files.mapValues { Data($0.utf8) }, extraArguments: extraArguments).pkg
     }
+
+    /// True when this process may mount file systems (root): tests of a full disk or a read-only
+    /// one mount a tmpfs, and are skipped without it (`.enabled(if: Scratch.canMount)`).
+    public static var canMount: Bool { getuid() == 0 }
 
     /// Mounts a fresh tmpfs of `size` (as `mount` reads it: "8m") at `relative`; returns its path.
     public func mountTmpfs(_ relative: String, size: String) throws -> String {

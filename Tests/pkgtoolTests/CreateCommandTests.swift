@@ -311,4 +311,36 @@ import TestSupport
         #expect(FileManager.default.contents(atPath: scratch.path("default.pkg")) != FileManager.default.contents(atPath: scratch.path("l9.pkg")))
         try CommandRunner.shell("mkdir x && bsdtar -xf l1.pkg -C x && diff -r x src", in: scratch.url)
     }
+
+    /// `--previous OLD --bump minor` on a plain folder takes the product id from OLD (issue 21,
+    /// item 6: it asked for --product-id, about a version that was not given).
+    @Test func previousGivesThePlainFolderItsProductID() throws {
+        let s = try Scratch()
+        try s.write("art/a.txt", "one")
+        let first = try CommandRunner.pkgtool(["create", s.path("art"), "--product-id", "com.example.art", "--content-version", "1.0"], in: s.url)
+        #expect(first.status == 0, "\(first.stderr)")
+        try s.write("art/a.txt", "two")
+        let next = try CommandRunner.pkgtool(["create", s.path("art"), "--previous", "com.example.art-1.0.pkg", "--bump", "minor", "--json"], in: s.url)
+        #expect(next.status == 0, "\(next.stdout)\(next.stderr)")
+        #expect(next.json["productIdentifier"] as? String == "com.example.art")
+        #expect(next.json["contentVersion"] as? String == "1.1")
+        #expect(next.json["output"] as? String == "./com.example.art-1.1.pkg")
+    }
+
+    /// Following the tool's own advice (`--plist SOURCE/ContentInfo.plist` for a plist without
+    /// Contents/ beside it) packs the plist once, at the root (issue 21, item 7: it was also
+    /// packed as Contents/ContentInfo.plist).
+    @Test func aPlistInsideThePlainSourceIsPackedOnce() throws {
+        let s = try Scratch()
+        try s.write("plistonly/ContentInfo.plist", plist(id: "com.example.p", version: "1.0"))
+        try s.write("plistonly/level.dat", "data")
+        let refused = try CommandRunner.pkgtool(["create", s.path("plistonly"), "-o", s.path("p.pkg")])
+        #expect(refused.stderr.contains("--plist \(s.path("plistonly"))/ContentInfo.plist"), "\(refused.stderr)")
+        let result = try CommandRunner.pkgtool(["create", s.path("plistonly"), "--plist", s.path("plistonly/ContentInfo.plist"),
+                                                "-o", s.path("p.pkg"), "--json"])
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(result.json["fileCount"] as? Int == 1)
+        let files = try CommandRunner.pkgtool(["inspect", s.path("p.pkg"), "--files", "--json"]).json["files"] as? [[String: Any]] ?? []
+        #expect(files.compactMap { $0["path"] as? String }.sorted() == ["ContentInfo.plist", "Contents", "Contents/level.dat"])
+    }
 }

@@ -75,4 +75,20 @@ import TestSupport
         #expect(result.stderr.contains("Usage: pkgtool create"))
         #expect(!FileManager.default.fileExists(atPath: scratch.path("o.pkg")))
     }
+
+    /// The rules come first: a version that was not bumped is `version-not-bumped` (exit 1), even
+    /// when the default output is the --previous package itself (issue 21, item 5: it was exit
+    /// 64, "writing over it is refused").
+    @Test func anUnbumpedVersionIsARuleNotAnOutputProblem() async throws {
+        let scratch = try Scratch()
+        let source = try scratch.content("src", id: "com.x", version: "1.0", files: ["a.txt": "one"])
+        #expect(try await CommandRunner.pkgtool(["create", source], in: scratch.url).status == 0)
+        let before = try scratch.read("com.x-1.0.pkg")
+        try scratch.write("src/Contents/a.txt", "two")
+        let result = try await CommandRunner.pkgtool(["create", source, "--content-version", "1.0", "--previous", "com.x-1.0.pkg", "--json"],
+                                                     in: scratch.url)
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(codes(result.json) == ["version-not-bumped"])
+        #expect(try scratch.read("com.x-1.0.pkg") == before)
+    }
 }

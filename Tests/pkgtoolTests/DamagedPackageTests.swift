@@ -50,7 +50,7 @@ import TestSupport
         }
         let text = try await CommandRunner.pkgtool(["inspect", truncated])
         #expect(text.status == 1)
-        #expect(text.stderr.contains("error[unreadable-archive]: the package is truncated"), "\(text.stderr)")
+        #expect(text.stderr.contains("error[unreadable-archive] \(truncated): the package is truncated"), "\(text.stderr)")
         #expect(try await CommandRunner.pkgtool(["validate", truncated]).status == 1)
     }
 
@@ -84,5 +84,31 @@ import TestSupport
         #expect(package["format"] is NSNull)
         #expect(codes(validate.json) == ["unreadable-archive"])
         #expect(validate.stdout.contains("no xar, zip or tar signature"))
+    }
+
+    /// A xar cut short is a xar (its signature says so), never "tar", and every command describes
+    /// it in the same words: validate and inspect print the same lines (issue 21, item 10: cut to
+    /// 100 bytes it was `tar` with a raw XML parser message, and validate said 0 files where
+    /// inspect said 10).
+    @Test(arguments: [100, 1000, -5])
+    func aCutXarIsOneDamagedXar(keeping: Int) async throws {
+        let scratch = try Scratch()
+        var files: [String: String] = [:]
+        for i in 0..<10 { files["f\(i).txt"] = "file \(i)" }
+        let good = try scratch.package("good", version: "1.0", text: files)
+        let bytes = try scratch.read("good.pkg")
+        let cut = scratch.path("cut.pkg")
+        try bytes.prefix(keeping > 0 ? keeping : bytes.count + keeping).write(to: URL(fileURLWithPath: cut))
+        #expect(try await CommandRunner.pkgtool(["validate", good]).status == 0)
+        let validate = try await CommandRunner.pkgtool(["validate", cut])
+        let inspect = try await CommandRunner.pkgtool(["inspect", cut])
+        #expect(validate.status == 1 && inspect.status == 1)
+        #expect(validate.stderr == inspect.stderr, "validate: \(validate.stderr)inspect: \(inspect.stderr)")
+        #expect(validate.stdout == inspect.stdout, "validate: \(validate.stdout)inspect: \(inspect.stdout)")
+        #expect(validate.stderr.hasPrefix("error[unreadable-archive] \(cut): the package is truncated"), "\(validate.stderr)")
+        #expect(validate.stdout.contains("a xar that cannot be read whole"), "\(validate.stdout)")
+        #expect(!validate.stdout.contains("0 files"))
+        let json = try await CommandRunner.pkgtool(["validate", cut, "--json"])
+        #expect((json.json["packages"] as? [[String: Any]])?.first?["format"] as? String == "xar", "\(json.stdout)")
     }
 }

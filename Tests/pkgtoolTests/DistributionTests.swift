@@ -11,7 +11,7 @@ import Glibc
 @Suite struct DistributionTests {
     static let root = CommandRunner.packageRoot.path
     /// Where `make man` (run by `make test`) leaves the man page.
-    static let manPage = root + "/.build/plugins/GenerateManual/outputs/pkgtool/pkgtool.1"
+    static let manPage = root + "/build/man/pkgtool.1"
 
     /// The subcommands `pkgtool --help` lists.
     static func subcommands() throws -> [String] {
@@ -156,19 +156,35 @@ import Glibc
         #expect(makefile.contains("generate-documentation --target PkgKit"), "make docs no longer uses swift-docc-plugin")
     }
 
-    /// Issue 12, item 13: `make test`, `make build` and `make demo` build quietly (`swift build
-    /// -q` prints only errors) and say first what they do and how long a first build takes.
-    @Test(arguments: ["test", "build", "demo"])
-    func buildsAreQuietAndSayWhatTheyDo(target: String) throws {
-        // A dry run: recursive makes are dry runs too.
-        let plan = try CommandRunner.run("/usr/bin/make", ["-n", "--no-print-directory", "-C", Self.root, target])
+    /// The man page lists every exit status and has examples (issue 21, item 16: EXIT STATUS said
+    /// only ">0 if an error occurs", and there were no EXAMPLES).
+    @Test func manPageListsTheExitStatusesAndExamples() throws {
+        try #require(FileManager.default.fileExists(atPath: Self.manPage),
+                     "no man page at \(Self.manPage): `make test` makes it (`make man MAN_CONFIG=debug`)")
+        let man = try String(contentsOfFile: Self.manPage, encoding: .utf8)
+        #expect(!man.contains(".Ex -std"), "the generic exit status is still there")
+        let statuses = man.components(separatedBy: ".Sh \"EXIT STATUS\"").dropFirst().first ?? ""
+        for status in ["0", "1", "2", "64", "130", "143"] {
+            #expect(statuses.contains(".It \(status)\n"), "exit status \(status) is not listed")
+        }
+        let examples = man.components(separatedBy: ".Sh EXAMPLES").dropFirst().first ?? ""
+        for command in ["create", "validate", "extract", "convert"] {
+            #expect(examples.contains("pkgtool \(command) "), "no example of \(command)")
+        }
+    }
+
+    /// `make install` installs the statically linked release binary, and making the man page
+    /// does not rebuild it otherwise (issue 21, item 4: `make man` rebuilt `.build/release/pkgtool`
+    /// without --static-swift-stdlib, and `make build` and `make man` rebuilt each other).
+    @Test func installKeepsTheStaticBinary() throws {
+        let plan = try CommandRunner.run("/usr/bin/make", ["-n", "--no-print-directory", "-C", Self.root, "install"])
         #expect(plan.status == 0, "\(plan.stderr)")
-        let lines = plan.stdout.split(separator: "\n").map(String.init)
-        let builds = lines.filter { $0.contains("swift build") || $0.contains("swift test") && !$0.contains("--skip-build") }
-        #expect(!builds.isEmpty)
-        for line in builds { #expect(line.contains(" -q"), "a noisy build: \(line)") }
-        let announce = lines.firstIndex { $0.hasPrefix("echo") && $0.contains("first build") }
-        let firstBuild = lines.firstIndex { $0.contains("swift build") }
-        #expect(announce != nil && firstBuild != nil && announce! < firstBuild!, "nothing says what is built, or how long it takes, before building")
+        #expect(!plan.stdout.contains("plugin generate-manual"), "the man page still comes from the plugin, which rebuilds the package")
+        let releaseBuilds = plan.stdout.split(separator: "\n").filter { $0.contains("build -c release") }
+        #expect(!releaseBuilds.isEmpty)
+        #if os(Linux)
+        for line in releaseBuilds { #expect(line.contains("--static-swift-stdlib"), "a release build without the static flags: \(line)") }
+        #endif
+        #expect(plan.stdout.contains("install -m 0755 .build/release/pkgtool "), "\(plan.stdout)")
     }
 }

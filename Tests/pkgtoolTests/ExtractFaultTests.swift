@@ -14,23 +14,14 @@ import Glibc
 
 private func now() -> Double { Date().timeIntervalSinceReferenceDate }
 
-/// Starts `pkgtool extract` with output sent to files (or nowhere).
-private func startExtract(_ arguments: [String], output: String? = nil) throws -> Process {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandRunner.pkgtool)
-    process.arguments = ["extract"] + arguments
-    process.standardInput = FileHandle.nullDevice
-    if let output {
-        guard FileManager.default.createFile(atPath: output, contents: nil) else { throw CocoaError(.fileWriteUnknown) }
-        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: output))
-        process.standardOutput = handle
-        process.standardError = handle
-    } else {
-        process.standardOutput = FileHandle.nullDevice
-        process.standardError = FileHandle.nullDevice
-    }
-    try process.run()
-    return process
+/// True when another process holds the lock on `path` (an install in progress).
+private func isLocked(_ path: String) -> Bool {
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    guard flock(fd, LOCK_EX | LOCK_NB) == 0 else { return errno == EWOULDBLOCK }
+    flock(fd, LOCK_UN)
+    return false
 }
 
 // MARK: - Tests
@@ -106,39 +97,54 @@ private func startExtract(_ arguments: [String], output: String? = nil) throws -
             #expect(stagingLeftovers(product) == [], "\(label): the next run left staging folders")
         }
 
-        enum Trigger { case after(Double), stagingAppears, afterStaging(Double), versionAppears }
-        let triggers: [(String, Trigger)] = [
-            ("50 ms", .after(0.05)), ("300 ms", .after(0.3)), ("1 s", .after(1)), ("2 s", .after(2)),
-            ("staging + 1 s (writing)", .afterStaging(1)), ("staging + 3 s (writing or flushing)", .afterStaging(3)),
-            ("2.0 appears", .versionAppears), ("staging appears", .stagingAppears),
+        /// A moment of the install to kill it at, told by what the install has done by then, and
+        /// whether the install must still be running there (the later moments may pass between
+        /// two looks: then what the test checks is only that nothing is half done).
+        struct Trigger {
+            var label: String
+            var mustFire: Bool
+            var reached: (BackgroundCommand) -> Bool
+            /// What the kill must have left, beyond `checkState`'s invariants.
+            var expect: (String) -> Void
+        }
+        let untouched: (String) -> Void = { label in
+            #expect(readRecord(product)?.version == "1.0", "\(label): the record moved on")
+            #expect(!exists(product + "/2.0"), "\(label): a 2.0 folder appeared")
+        }
+        let triggers = [
+            Trigger(label: "lock taken, before staging", mustFire: true, reached: { _ in isLocked(product + "/.lock") },
+                    expect: untouched),
+            Trigger(label: "staging appears", mustFire: true, reached: { _ in !stagingLeftovers(product).isEmpty }, expect: { label in
+                untouched(label)
+                #expect(stagingLeftovers(product).count == 1, "\(label): \(names(product))")
+            }),
+            Trigger(label: "100 MB written", mustFire: true, reached: { ($0.bytesWritten ?? 0) > 100_000_000 }, expect: { label in
+                untouched(label)
+                #expect(stagingLeftovers(product).count == 1, "\(label): \(names(product))")
+            }),
+            Trigger(label: "2.0 appears", mustFire: false, reached: { _ in exists(product + "/2.0") }, expect: { label in
+                #expect(exists(product + "/2.0"), "\(label): 2.0 is gone")
+            }),
+            Trigger(label: "record names 2.0", mustFire: false, reached: { _ in readRecord(product)?.version == "2.0" }, expect: { label in
+                #expect(readRecord(product)?.version == "2.0", "\(label): \(names(product))")
+            }),
         ]
         var log: [String] = []
-        for (index, (label, trigger)) in triggers.enumerated() {
-            let process = try startExtract([v2.pkg, "--documents", documents])
+        for (index, trigger) in triggers.enumerated() {
+            let extract = try BackgroundCommand(["extract", v2.pkg, "--documents", documents], in: scratch)
             let start = now()
-            var fired = true
-            switch trigger {
-            case .after(let seconds):
-                usleep(useconds_t(seconds * 1_000_000))
-            case .stagingAppears:
-                while process.isRunning, stagingLeftovers(product).isEmpty, now() - start < 60 { }
-                fired = process.isRunning
-            case .afterStaging(let seconds):
-                while process.isRunning, stagingLeftovers(product).isEmpty, now() - start < 60 { }
-                usleep(useconds_t(seconds * 1_000_000))
-                fired = process.isRunning
-            case .versionAppears:
-                while process.isRunning, !exists(product + "/2.0"), now() - start < 60 { }
-                fired = process.isRunning
+            let reached = waitUntil { !extract.isRunning || trigger.reached(extract) } && extract.isRunning
+            extract.send(SIGKILL)
+            let killed = extract.finish().killedBySignal
+            let label = "kill at \(trigger.label)"
+            if trigger.mustFire {
+                #expect(reached && killed, "\(label): the install ended before it got there")
             }
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            let how = process.terminationReason == .uncaughtSignal ? "killed" : "exited \(process.terminationStatus)"
-            let state = checkState("kill at \(label)")
-            log.append("kill at \(label) (+\(String(format: "%.0f", (now() - start) * 1000)) ms, \(fired ? how : "not fired, " + how)): \(state)")
-            if index < triggers.count - 1 { try reset("after kill at \(label)") }
+            trigger.expect(label)
+            let state = checkState(label)
+            log.append("\(label) (+\(String(format: "%.0f", (now() - start) * 1000)) ms, \(killed ? "killed" : "already done")): \(state)")
+            if index < triggers.count - 1 { try reset("after \(label)") }
         }
-        #expect(log.last?.contains("1 staging") == true, "the staging trigger should leave a staging folder: \(log.last ?? "")")
 
         // A clean rerun finishes the job and clears what the last kill left.
         let rerunStart = now()
@@ -170,14 +176,13 @@ private func startExtract(_ arguments: [String], output: String? = nil) throws -
         #expect(try CommandRunner.pkgtool(["extract", v1.pkg, "--documents", documents]).status == 0)
         let expected1 = snapshot(v1.contents)
 
-        let process = try startExtract([v2.pkg, "--documents", documents], output: scratch.path("out.txt"))
-        let deadline = now() + 60
-        while stagingLeftovers(product).isEmpty && process.isRunning && now() < deadline { usleep(2_000) }
-        try #require(process.isRunning, "the extract finished before it could be interrupted")
-        kill(process.processIdentifier, signalNumber)
-        process.waitUntilExit()
-        let output = (try? String(contentsOfFile: scratch.path("out.txt"), encoding: .utf8)) ?? ""
-        #expect(process.terminationReason == .exit && process.terminationStatus == 128 + signalNumber, "\(output)")
+        let extract = try BackgroundCommand(["extract", v2.pkg, "--documents", documents], in: scratch)
+        let staging = waitUntil { !extract.isRunning || !stagingLeftovers(product).isEmpty } && extract.isRunning
+        try #require(staging, "the extract finished before it could be interrupted")
+        extract.send(signalNumber)
+        let (result, killed) = extract.finish()
+        #expect(!killed && result.status == 128 + signalNumber, "\(result.stderr)")
+        #expect(result.stderr.contains("extract: interrupted; nothing was installed; the previous version stays current"), "\(result.stderr)")
         #expect(stagingLeftovers(product) == [])
         #expect(names(product) == [".lock", "1.0", "ContentInfo.plist"])
         #expect(readRecord(product)?.version == "1.0")
@@ -205,24 +210,24 @@ private func startExtract(_ arguments: [String], output: String? = nil) throws -
         for round in 0..<5 {
             let documents = scratch.path("Documents-\(round)")
             let product = documents + "/" + id
-            let out11 = scratch.path("out-11-\(round)"), out12 = scratch.path("out-12-\(round)")
             // Alternate which one is started first.
-            let p11: Process, p12: Process
-            if round % 2 == 0 {
-                p11 = try startExtract([v11.pkg, "--documents", documents], output: out11)
-                p12 = try startExtract([v12.pkg, "--documents", documents], output: out12)
-            } else {
-                p12 = try startExtract([v12.pkg, "--documents", documents], output: out12)
-                p11 = try startExtract([v11.pkg, "--documents", documents], output: out11)
+            func start(_ version: String, _ pkg: String) throws -> BackgroundCommand {
+                try BackgroundCommand(["extract", pkg, "--documents", documents], in: scratch, name: "out-\(version)-\(round)")
             }
-            p11.waitUntilExit()
-            p12.waitUntilExit()
-            let text11 = (try? String(contentsOfFile: out11, encoding: .utf8)) ?? ""
-            let text12 = (try? String(contentsOfFile: out12, encoding: .utf8)) ?? ""
+            let p11: BackgroundCommand, p12: BackgroundCommand
+            if round % 2 == 0 {
+                p11 = try start("11", v11.pkg)
+                p12 = try start("12", v12.pkg)
+            } else {
+                p12 = try start("12", v12.pkg)
+                p11 = try start("11", v11.pkg)
+            }
+            let (result11, killed11) = p11.finish(), (result12, killed12) = p12.finish()
+            let text11 = result11.stdout + result11.stderr, text12 = result12.stdout + result12.stderr
             let label = "round \(round)"
-            #expect(p12.terminationReason == .exit && p12.terminationStatus == 0, "\(label): 1.2 failed: \(text12)")
-            #expect(p11.terminationReason == .exit && [0, 1].contains(p11.terminationStatus), "\(label): 1.1: \(text11)")
-            if p11.terminationStatus == 1 {
+            #expect(!killed12 && result12.status == 0, "\(label): 1.2 failed: \(text12)")
+            #expect(!killed11 && [0, 1].contains(result11.status), "\(label): 1.1: \(text11)")
+            if result11.status == 1 {
                 // Ran second: a downgrade, refused, nothing written.
                 #expect(text11.contains("downgrade"), "\(label): 1.1 exit 1 without a downgrade message: \(text11)")
                 #expect(!exists(product + "/1.1"), "\(label): a refused 1.1 left a folder")
@@ -233,14 +238,14 @@ private func startExtract(_ arguments: [String], output: String? = nil) throws -
             #expect(differences(product + "/1.2", expected: expected12) == [], "\(label): 1.2 incomplete")
             let unexpected = names(product).filter { !["1.1", "1.2", "ContentInfo.plist", ".lock"].contains($0) }
             #expect(unexpected == [], "\(label): leftovers \(unexpected)")
-            outcomes.append(p11.terminationStatus == 0 ? "1.1 then 1.2" : "1.2 then 1.1 refused")
+            outcomes.append(result11.status == 0 ? "1.1 then 1.2" : "1.2 then 1.1 refused")
         }
         print("ExtractFault concurrent: \(outcomes.joined(separator: "; ")) in \(String(format: "%.1f", now() - started)) s")
     }
 
     /// A read-only Documents folder (tmpfs remounted read-only): exit 2, a message naming the
     /// path and the cause, 1.0 and its record untouched.
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(3)), .enabled(if: Scratch.canMount, "mounting a tmpfs needs root"))
     func readOnlyDocumentsExitsTwo() throws {
         let scratch = try Scratch()
         let id = Self.id
@@ -273,9 +278,34 @@ private func startExtract(_ arguments: [String], output: String? = nil) throws -
         #expect(!exists(documents + "/com.example.other"))
     }
 
+    /// Extracting the installed version again into a read-only Documents folder has nothing to
+    /// write: `unchanged`, exit 0, whether the lock file is there or not (issue 21, item 13:
+    /// it was "cannot open the lock file", exit 2).
+    @Test(.timeLimit(.minutes(3)), .enabled(if: Scratch.canMount, "mounting a tmpfs needs root"))
+    func sameVersionOnReadOnlyDocumentsIsUnchanged() throws {
+        let scratch = try Scratch()
+        let v10 = try scratch.package("v10", id: Self.id, version: "1.0", files: ["a.txt": Data("one\n".utf8)])
+        let mount = try scratch.mountTmpfs("mnt-ro", size: "16m")
+        defer { Scratch.unmount(mount) }
+        let documents = mount + "/Documents"
+        let first = try CommandRunner.pkgtool(["extract", v10.pkg, "--documents", documents])
+        try #require(first.status == 0, "\(first.stderr)")
+        for lockFile in [true, false] {
+            if !lockFile {
+                try CommandRunner.shell("mount -o remount,rw '\(mount)' && rm '\(documents)/\(Self.id)/.lock'")
+            }
+            let before = snapshot(documents)
+            try CommandRunner.shell("mount -o remount,ro '\(mount)'")
+            let again = try CommandRunner.pkgtool(["extract", v10.pkg, "--documents", documents, "--json"])
+            #expect(again.status == 0, "lock file \(lockFile): \(again.stdout) \(again.stderr)")
+            #expect(again.json["status"] as? String == "unchanged", "lock file \(lockFile): \(again.stdout)")
+            #expect(snapshot(documents) == before)
+        }
+    }
+
     /// A full file system (8 MB tmpfs, 20 MB payload): exit 2 with "No space left on device",
     /// 1.0 and its record intact, the staging folder removed and the space given back.
-    @Test(.timeLimit(.minutes(3)))
+    @Test(.timeLimit(.minutes(3)), .enabled(if: Scratch.canMount, "mounting a tmpfs needs root"))
     func diskFullExitsTwoAndCleansUp() throws {
         let scratch = try Scratch()
         let id = Self.id

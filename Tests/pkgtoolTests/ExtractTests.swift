@@ -174,4 +174,20 @@ private func json(_ text: String) -> [String: Any] {
         let second = try CommandRunner.pkgtool(["extract", archive, "--documents", s.documents, "--json"])
         #expect(json(second.stdout)["status"] as? String == "unchanged")
     }
+
+    /// Installing is not uploading: `extract` takes a `.zip` (issue 21, item 3: it was refused
+    /// with bad-extension), while `validate` still says the store wants `.pkg`.
+    @Test func aZipInstalls() throws {
+        let s = try Scratch()
+        let source = try s.content("MyLevels", id: "com.example.levels", version: "1.0", files: ["a.txt": "a"])
+        #expect(try CommandRunner.pkgtool(["create", source, "--format", "zip", "-o", s.path("MyLevels.pkg")]).status == 0)
+        try FileManager.default.moveItem(atPath: s.path("MyLevels.pkg"), toPath: s.path("MyLevels.zip"))
+        let extract = try CommandRunner.pkgtool(["extract", s.path("MyLevels.zip"), "--documents", s.documents, "--json"])
+        #expect(extract.status == 0, "\(extract.stdout)")
+        #expect(json(extract.stdout)["status"] as? String == "installed")
+        #expect((json(extract.stdout)["diagnostics"] as? [Any])?.isEmpty == true, "\(extract.stdout)")
+        #expect(s.text("Documents/com.example.levels/1.0/a.txt") == "a")
+        let validate = try CommandRunner.pkgtool(["validate", s.path("MyLevels.zip"), "--json"])
+        #expect(codes(validate.json) == ["bad-extension"])
+    }
 }

@@ -47,17 +47,17 @@ import TestSupport
         try FileManager.default.createDirectory(atPath: scratch.path("out"), withIntermediateDirectories: true)
         let output = scratch.path("out/kill.pkg")
         try scratch.write("out/kill.pkg", "the previous package")
-        for delay in [0.2, 0.8] {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: CommandRunner.pkgtool)
-            process.arguments = ["create", source, "--compression", "zlib", "--level", "9", "--jobs", "1", "-o", output, "--quiet"]
-            try process.run()
-            Thread.sleep(forTimeInterval: delay)
-            kill(process.processIdentifier, SIGKILL)
-            process.waitUntilExit()
-            #expect(process.terminationReason == .uncaughtSignal, "create finished before it could be killed")
-            #expect(try scratch.read("out/kill.pkg") == Data("the previous package".utf8))
-            #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")) == ["kill.pkg"])
+        // Killed once writing has begun, and again once half the package is written: told by
+        // the bytes the process has written, not by a guessed delay.
+        for (label, bytes) in [("writing begun", Int64(1 << 20)), ("60 MB written", Int64(60_000_000))] {
+            let create = try BackgroundCommand(["create", source, "--compression", "zlib", "--level", "9", "--jobs", "1",
+                                                "-o", output, "--quiet"], in: scratch, name: "create")
+            let reached = waitUntil { !create.isRunning || (create.bytesWritten ?? 0) > bytes } && create.isRunning
+            create.send(SIGKILL)
+            let killed = create.finish().killedBySignal
+            #expect(reached && killed, "\(label): create finished before it could be killed")
+            #expect(try scratch.read("out/kill.pkg") == Data("the previous package".utf8), "\(label)")
+            #expect(try FileManager.default.contentsOfDirectory(atPath: scratch.path("out")) == ["kill.pkg"], "\(label)")
         }
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PkgKit
 import Testing
 import TestSupport
 
@@ -40,5 +41,42 @@ import TestSupport
             #expect(try await CommandRunner.pkgtool(arguments).status == 64, "\(arguments)")
         }
         #expect(try await CommandRunner.pkgtool(["help", "validate"]).status == 0)
+    }
+
+    /// `--version` prints the version only alone; given to a command, or with anything else, it
+    /// is a usage error that writes nothing, and on create it points to --content-version
+    /// (issue 21, item 1: `create … --version 1.0` printed 0.2.0, exited 0 and created nothing).
+    @Test func versionOnlyAlone() async throws {
+        let scratch = try Scratch()
+        let plain = try scratch.mkdir("levels")
+        try scratch.write("levels/a.txt", "a")
+        let alone = try await CommandRunner.pkgtool(["--version"])
+        #expect(alone.status == 0)
+        #expect(alone.stdout == PkgKitVersion.current + "\n")
+        let create = try await CommandRunner.pkgtool(["create", plain, "--product-id", "com.x", "--version", "1.0"], in: scratch.url)
+        #expect(create.status == 64, "\(create.stdout)")
+        #expect(create.stdout.isEmpty)
+        #expect(create.stderr.contains("--content-version"), "\(create.stderr)")
+        #expect(scratch.list(".").filter { $0.hasSuffix(".pkg") }.isEmpty)
+        for arguments in [["validate", "--version", plain], ["--version", "--json"], ["--json", "--version"], ["inspect", plain, "--version=2"]] {
+            let result = try await CommandRunner.pkgtool(arguments)
+            #expect(result.status == 64, "\(arguments): \(result.stdout)")
+            #expect(result.stdout.isEmpty, "\(arguments)")
+        }
+    }
+
+    /// Every usage error points to the same help, whether the argument parser or the command
+    /// found it (issue 21, item 16: `pkgtool help create` in one, `pkgtool create --help` in another).
+    @Test func usageErrorsPointToTheSameHelp() async throws {
+        let scratch = try Scratch()
+        try scratch.write("a.pkg", "not a folder")
+        let parser = try await CommandRunner.pkgtool(["create", scratch.path("a.pkg"), "--level", "12"])
+        let command = try await CommandRunner.pkgtool(["create", scratch.path("a.pkg")])
+        for result in [parser, command] {
+            #expect(result.status == 64)
+            #expect(result.stderr.contains("Usage: pkgtool create "), "\(result.stderr)")
+            #expect(result.stderr.contains("See 'pkgtool create --help' for more information."), "\(result.stderr)")
+        }
+        #expect(command.stderr.contains("is a file, not a folder"))
     }
 }

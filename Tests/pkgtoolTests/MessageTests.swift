@@ -20,7 +20,7 @@ import TestSupport
         // The closing line counts what stopped it instead of blaming the source.
         #expect(idOnly.stderr.contains("create: 1 error, 0 warnings; nothing was written"))
         let badName = try await CommandRunner.pkgtool(["create", scratch.path("plain"), "--product-id", "com.acme.p", "--content-version", "1.0", "-o", scratch.path("o.xar")])
-        #expect(badName.stderr.contains("error[bad-extension]: "), "\(badName.stderr)")
+        #expect(badName.stderr.contains("error[bad-extension] \(scratch.path("plain")): "), "\(badName.stderr)")
         #expect(!badName.stderr.contains("the source is invalid"))
     }
 
@@ -64,5 +64,90 @@ import TestSupport
         let lines = try await CommandRunner.pkgtool(["inspect", pkg, "--files"]).stdout.split(separator: "\n").map(String.init)
         let header = try #require(lines.firstIndex { $0.contains("type") && $0.contains("stored") && $0.contains("sha1") && $0.hasSuffix("path") })
         #expect(lines[header + 1].contains("ContentInfo.plist") || lines[header + 1].contains("Contents"))
+    }
+
+    /// Every diagnostic line names the file it concerns, in one format: `error[code] FILE:` for a
+    /// package as a whole, `error[code] ENTRY:` for an entry of the one package in play, and
+    /// `error[code] FILE ENTRY:` when several are (issue 21, item 9).
+    @Test func everyLineNamesItsFile() async throws {
+        let scratch = try Scratch()
+        let good = try scratch.package("good", version: "1.0", text: ["a.txt": "a"])
+        try scratch.write("junk.pkg", "not a package at all")
+        try scratch.content("bad", id: "com.example.bad", version: "1.0")
+        try scratch.write("bad/README", "stray")
+        let junk = scratch.path("junk.pkg"), bad = scratch.path("bad"), missing = scratch.path("nosuch.pkg")
+        let several = try await CommandRunner.pkgtool(["validate", good, junk, bad, missing])
+        let lines = several.stderr.split(separator: "\n").map(String.init)
+        #expect(lines.contains { $0.hasPrefix("error[unreadable-archive] \(junk): not a package") }, "\(several.stderr)")
+        #expect(lines.contains { $0.hasPrefix("error[outside-contents] \(bad) README: ") }, "\(several.stderr)")
+        #expect(lines.contains("error[unreadable-input] \(missing): No such file or directory"), "\(several.stderr)")
+        let one = try await CommandRunner.pkgtool(["validate", bad])
+        #expect(one.stderr.hasPrefix("error[outside-contents] README: "), "\(one.stderr)")
+        let oneJunk = try await CommandRunner.pkgtool(["validate", junk])
+        #expect(oneJunk.stderr.hasPrefix("error[unreadable-archive] \(junk): "), "\(oneJunk.stderr)")
+        // One format everywhere: a code is never followed by a bare colon.
+        for result in [several, one, oneJunk] {
+            #expect(!result.stderr.contains("]:"), "\(result.stderr)")
+        }
+        let diff = try await CommandRunner.pkgtool(["diff", bad, good])
+        #expect(diff.stderr.contains("error[outside-contents] \(bad) README: "), "\(diff.stderr)")
+    }
+
+    /// What is no package, or cannot be read, is said as such, never as an empty description
+    /// (issue 21, item 11): inspect of a folder without ContentInfo.plist is missing-content-info
+    /// (exit 1), of junk prints no table of dashes; a missing file is "not checked", not
+    /// "INVALID"; diff of missing files prints no `? ? -> ? ?`.
+    @Test func whatIsNoPackageIsSaidAsSuch() async throws {
+        let scratch = try Scratch()
+        try scratch.write("levels/Contents/a.txt", "a")
+        let folder = try await CommandRunner.pkgtool(["inspect", scratch.path("levels")])
+        #expect(folder.status == 1)
+        #expect(folder.stderr.contains("error[missing-content-info]"), "\(folder.stderr)")
+        let folderJSON = try await CommandRunner.pkgtool(["inspect", scratch.path("levels"), "--json"])
+        #expect(codes(folderJSON.json) == ["missing-content-info"])
+        try scratch.write("junk.pkg", "junk")
+        let junk = try await CommandRunner.pkgtool(["inspect", scratch.path("junk.pkg")])
+        #expect(junk.status == 1)
+        #expect(!junk.stdout.contains("product"), "\(junk.stdout)")
+        #expect(junk.stdout.contains("not a package"), "\(junk.stdout)")
+        let missing = try await CommandRunner.pkgtool(["validate", scratch.path("nosuch.pkg")])
+        #expect(missing.status == 2)
+        #expect(missing.stdout == "\(scratch.path("nosuch.pkg")): not checked — it cannot be read\n", "\(missing.stdout)")
+        let diff = try await CommandRunner.pkgtool(["diff", scratch.path("nosuch.pkg"), scratch.path("nosuch2.pkg")])
+        #expect(diff.status == 2)
+        #expect(!diff.stdout.contains("?"), "\(diff.stdout)")
+        #expect(diff.stdout.contains("verdict: invalid"))
+    }
+
+    /// Help shows each default and each list of values once (issue 21, item 16: `--level` showed
+    /// its default twice and `--bump` its values twice), in every command.
+    @Test func helpSaysEachDefaultAndEachValueListOnce() async throws {
+        let commands = ["create", "validate", "extract", "inspect", "diff", "convert"]
+        for command in commands {
+            let help = try await CommandRunner.pkgtool(["help", command]).stdout
+            let options = help.components(separatedBy: "OPTIONS:").dropFirst().first ?? ""
+            // One block per option: a line starting with two spaces and a dash begins one.
+            var blocks: [String] = []
+            for line in options.split(separator: "\n", omittingEmptySubsequences: false) {
+                if line.hasPrefix("  -") { blocks.append(String(line)) } else if !blocks.isEmpty { blocks[blocks.count - 1] += " " + line }
+            }
+            for block in blocks {
+                let text = block.split(separator: " ").joined(separator: " ")
+                #expect(text.lowercased().components(separatedBy: "default").count <= 2, "\(command): \(text)")
+                guard let values = text.range(of: "(values: ") else { continue }
+                let listed = text[values.upperBound...].prefix { $0 != ";" && $0 != ")" }.components(separatedBy: ", ")
+                let prose = String(text[..<values.lowerBound])
+                #expect(!listed.allSatisfy { prose.contains($0) }, "\(command): \(text)")
+            }
+        }
+    }
+
+    /// convert says a policy as its flag is spelt (issue 21, item 16: `download policy onDemand`).
+    @Test func convertSaysThePolicyAsTheFlagSpellsIt() async throws {
+        let scratch = try Scratch()
+        let pkg = try scratch.package("p", version: "1.0", text: ["a.txt": "a"])
+        let result = try await CommandRunner.pkgtool(["convert", pkg, "--to", "background-assets", "--out", scratch.path("out")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("download policy on-demand"), "\(result.stdout)")
     }
 }

@@ -161,4 +161,18 @@ import TestSupport
         // proportional to the payload.
         #expect((measured.last ?? .max) < 150_000, "peak RSS \(measured.last ?? -1) KB")
     }
+
+    /// With `--strict`, a package invalid only for its warnings says so (issue 21, item 15: it
+    /// said `INVALID — 0 errors, 2 warnings` and no more).
+    @Test func strictSaysTheWarningsMadeItInvalid() throws {
+        let scratch = try Scratch()
+        try scratch.content("warn", files: ["a.txt": "a"])
+        try scratch.write("warn/Contents/Thumbs.db", "junk")
+        let strict = try CommandRunner.pkgtool(["validate", scratch.path("warn"), "--strict"])
+        #expect(strict.status == 1)
+        #expect(strict.stdout.contains("INVALID (--strict: warnings count as errors)"), "\(strict.stdout)")
+        let plain = try CommandRunner.pkgtool(["validate", scratch.path("warn")])
+        #expect(plain.status == 0)
+        #expect(!plain.stdout.contains("--strict"))
+    }
 }

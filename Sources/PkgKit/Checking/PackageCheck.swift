@@ -24,14 +24,25 @@ public struct PackageCheck: Sendable {
                     sink: (any EntrySink)? = nil, cancellation: Cancellation? = nil,
                     progress: ((Int64, Int64) -> Void)? = nil) throws -> PackageCheck {
         // The reader (and the TOC it may hold) is let go before the rules build their tables.
-        let facts = try { () throws -> PackageFacts in
+        var facts = try { () throws -> PackageFacts in
             var opened = try source.open(context.limits)
             var scanner = PackageScanner(limits: context.limits, depth: depth, digests: digests, progress: progress)
             scanner.cancellation = cancellation
             try scanner.scan(opened.reader, into: &opened.facts, sink: sink)
             return opened.facts
         }()
+        describeTruncation(&facts, path: source.path)
         return PackageCheck(path: source.path, facts: facts, diagnostics: Rules.check(facts, context))
+    }
+
+    /// A xar cut short breaks off at the first file whose data is missing, or at a table of
+    /// contents that does not add up: said instead as what it is, in `ContainerExtent`'s words,
+    /// so that every command (validate, extract, inspect, diff) describes a cut package alike.
+    static func describeTruncation(_ facts: inout PackageFacts, path: String) {
+        guard facts.stoppedEarly, facts.format == .xar, let problem = ContainerExtent.xarProblem(path) else { return }
+        facts.readFailures = facts.readFailures.map {
+            $0.code == .unreadableArchive ? Diagnostic(.unreadableArchive, path: nil, problem) : $0
+        }
     }
 
     /// True when no finding is an error (or, when `strict`, no finding at all).

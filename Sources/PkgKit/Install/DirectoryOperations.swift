@@ -54,6 +54,16 @@ func randomSuffix() -> String {
     (0..<12).map { _ in String("0123456789abcdefghijklmnopqrstuvwxyz".randomElement()!) }.joined()
 }
 
+/// `createFolders`, a failure an `InstallError`.
+@discardableResult
+func makeFolders(_ path: String) throws -> [String] {
+    do {
+        return try createFolders(path)
+    } catch {
+        throw InstallError.io(path: error.path, error.reason)
+    }
+}
+
 /// Opens a folder by path, for the calls that continue relative to it.
 func openDirectory(_ path: String) -> Int32 {
     open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)

@@ -1,6 +1,6 @@
-/// Why an install could not be done (exit status 2). The previous version and its record are
-/// intact whenever this is thrown.
-public enum InstallError: Error, Sendable, Equatable, CustomStringConvertible {
+/// Why an install could not be done: always a failure of the work (exit status 2 in `pkgtool`),
+/// never a refusal. The previous version and its record are intact whenever this is thrown.
+public enum InstallError: DiagnosableError, Sendable, Equatable, CustomStringConvertible {
     /// A system call failed (read-only folder, disk full, …).
     case io(path: String, String)
     /// The destination is not safe to write into (a symbolic link where a folder must be).
@@ -15,4 +15,14 @@ public enum InstallError: Error, Sendable, Equatable, CustomStringConvertible {
         case .packageChanged(let message): return message
         }
     }
+
+    /// `io-error` on the path that could not be written.
+    public var diagnostic: Diagnostic {
+        switch self {
+        case .io(let path, let message), .unsafeDestination(let path, let message): return Diagnostic(.ioError, path: path, message)
+        case .packageChanged(let message): return Diagnostic(.ioError, path: nil, message)
+        }
+    }
+
+    public var disposition: ErrorDisposition { .failed }
 }

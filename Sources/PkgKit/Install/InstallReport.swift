@@ -1,12 +1,12 @@
 /// The result of one install: `pkgtool extract --json` (SPEC section 5).
 public struct InstallReport: Sendable, Encodable {
     public var status: InstallStatus
-    public var productIdentifier: String?
-    public var contentVersion: String?
+    @Nullable public var productIdentifier: String?
+    @Nullable public var contentVersion: String?
     /// The version the record named before this run, if any.
-    public var previousVersion: String?
+    @Nullable public var previousVersion: String?
     /// `DIR/<id>/<version>` when installed or unchanged.
-    public var installedPath: String?
+    @Nullable public var installedPath: String?
     public var fileCount: Int
     public var payloadBytes: Int64
     /// Version folders removed by `--keep`.
@@ -24,23 +24,5 @@ public struct InstallReport: Sendable, Encodable {
         payloadBytes = check.facts.payloadBytes
         removedVersions = []
         diagnostics = check.diagnostics
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case status, productIdentifier, contentVersion, previousVersion, installedPath, fileCount, payloadBytes,
-             removedVersions, diagnostics
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(status, forKey: .status)
-        try c.encode(productIdentifier, forKey: .productIdentifier)
-        try c.encode(contentVersion, forKey: .contentVersion)
-        try c.encode(previousVersion, forKey: .previousVersion)
-        try c.encode(installedPath, forKey: .installedPath)
-        try c.encode(fileCount, forKey: .fileCount)
-        try c.encode(payloadBytes, forKey: .payloadBytes)
-        try c.encode(removedVersions, forKey: .removedVersions)
-        try c.encode(diagnostics, forKey: .diagnostics)
     }
 }

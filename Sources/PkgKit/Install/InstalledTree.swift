@@ -38,7 +38,7 @@ struct InstalledTree {
     }
 
     /// Hashing takes one thread per core (at most this many), a folder at a time: a delta sync
-    /// reads every installed file it might reuse, and sha1 on one thread was most of its time.
+    /// reads every installed file it might reuse, and sha1 on one thread would be most of its time.
     static let maxJobs = 4
 
     private mutating func collect(_ dir: Int32, prefix: String, path: String, hashing: (Int64) -> Bool) throws {

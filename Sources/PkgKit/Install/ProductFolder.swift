@@ -93,21 +93,28 @@ final class ProductFolder: @unchecked Sendable {
         close(descriptor)
     }
 
-    /// Creates the Documents folder if missing (one level, never its parents).
+    /// Creates the Documents folder, with its missing parents (SPEC section 3: every command
+    /// creates the missing parents of an output path it was given).
     static func ensureFolder(_ documents: String) throws {
         var info = stat()
         if stat(documents, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFDIR else { throw InstallError.io(path: documents, "not a folder") }
             return
         }
-        guard mkdir(documents, 0o755) == 0 || errno == EEXIST else {
-            throw InstallError.io(path: documents, "cannot create the Documents folder: \(errnoText())")
-        }
+        try makeFolders(documents)
     }
 
     /// Waits for the product's lock without blocking signals: a set `cancellation` ends the wait.
     private static func takeLock(_ product: Int32, path: String, cancellation: Cancellation?) throws -> Int32 {
-        let fd = openat(product, lockName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        var fd = openat(product, lockName, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        if fd < 0 && (errno == EROFS || errno == EACCES) {
+            // A folder that cannot be written can still be read: an install that turns out to
+            // have nothing to write (the same version again) must not fail for the lock. Where
+            // the lock file is there, its lock still serialises this run with the others; where
+            // it is not, nobody can be writing into the folder either.
+            fd = openat(product, lockName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+            if fd < 0 && errno == ENOENT { return -1 }
+        }
         guard fd >= 0 else { throw InstallError.io(path: path + "/" + lockName, "cannot open the lock file: \(errnoText())") }
         while flock(fd, LOCK_EX | LOCK_NB) != 0 {
             guard errno == EWOULDBLOCK || errno == EINTR else {

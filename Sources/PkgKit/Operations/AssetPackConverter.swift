@@ -134,7 +134,7 @@ public struct AssetPackConverter: Sendable {
     /// The report of a path that could not be read at all.
     static func unreadableReport(_ path: String, _ message: String) -> PackageReport {
         PackageReport(PackageCheck(path: path, facts: PackageFacts(), diagnostics: [
-            Diagnostic(.unreadableInput, path: nil, "\(path): \(message): give the path of a package or an unpacked folder")]), strict: false)
+            Diagnostic(.unreadableInput, path: path, "\(message): give the path of a package or an unpacked folder")]), strict: false)
     }
 
     /// The text of `OUT/README.txt`: what the folder holds, the commands to run in it, and the
@@ -185,7 +185,9 @@ public struct AssetPackConverter: Sendable {
     }
 
     static func ioDiagnostic(_ error: InstallError) -> Diagnostic {
-        Diagnostic(.ioError, path: nil, "\(error.description): nothing was converted and the output folder is as it was")
+        var diagnostic = error.diagnostic
+        diagnostic.message += ": nothing was converted and the output folder is as it was"
+        return diagnostic
     }
 }
 

@@ -19,10 +19,15 @@ public struct CreateRequest: Sendable {
     public var options: WriteOptions
     /// `--max-size`.
     public var limits: PackageLimits
+    /// Checked between create's steps and last before the package is put in place: once set, the
+    /// run stops with `OperationCancelled` and writes nothing.
+    public var cancellation: Cancellation?
 
+    /// A request; everything but the source is optional.
     public init(source: String, output: String? = nil, plist: String? = nil, productIdentifier: String? = nil,
                 contentVersion: String? = nil, previous: String? = nil, bump: ContentVersion.Part? = nil,
-                options: WriteOptions = WriteOptions(), limits: PackageLimits = PackageLimits()) {
+                options: WriteOptions = WriteOptions(), limits: PackageLimits = PackageLimits(),
+                cancellation: Cancellation? = nil) {
         self.source = source
         self.output = output
         self.plist = plist
@@ -32,20 +37,21 @@ public struct CreateRequest: Sendable {
         self.bump = bump
         self.options = options
         self.limits = limits
+        self.cancellation = cancellation
     }
 }
 
 /// What `create` did (the JSON shape of SPEC section 5).
 public struct CreateResult: Sendable, Codable {
     /// The package written, or nil when errors stopped it.
-    public var output: String?
+    @Nullable public var output: String?
     public var format: OutputFormat
-    public var productIdentifier: String?
-    public var contentVersion: String?
+    @Nullable public var productIdentifier: String?
+    @Nullable public var contentVersion: String?
     public var fileCount: Int
     public var payloadBytes: Int64
-    public var archiveBytes: Int64?
-    public var sha256: String?
+    @Nullable public var archiveBytes: Int64?
+    @Nullable public var sha256: String?
     /// Junk left out of the package.
     public var skipped: [String]
     public var diagnostics: [Diagnostic]
@@ -69,45 +75,51 @@ public struct CreateResult: Sendable, Codable {
         self.skipped = skipped
         self.diagnostics = diagnostics
     }
-
-    enum CodingKeys: String, CodingKey {
-        case output, format, productIdentifier, contentVersion, fileCount, payloadBytes, archiveBytes, sha256, skipped, diagnostics
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(output, forKey: .output)
-        try c.encode(format, forKey: .format)
-        try c.encode(productIdentifier, forKey: .productIdentifier)
-        try c.encode(contentVersion, forKey: .contentVersion)
-        try c.encode(fileCount, forKey: .fileCount)
-        try c.encode(payloadBytes, forKey: .payloadBytes)
-        try c.encode(archiveBytes, forKey: .archiveBytes)
-        try c.encode(sha256, forKey: .sha256)
-        try c.encode(skipped, forKey: .skipped)
-        try c.encode(diagnostics, forKey: .diagnostics)
-    }
 }
 
-/// Why `create` could not run at all, as opposed to refusing an invalid source (exit 1).
-public struct CreateFailure: Error, Sendable {
-    /// What kind of failure it is: it decides the exit status.
-    public enum Kind: Sendable {
-        /// An input (the source, `--plist`, `--previous`) is missing or cannot be read (exit 2).
-        case unreadableInput
-        /// The output cannot be written (exit 2).
-        case io
-        /// The request itself is wrong (exit 64): the source is a file, `--bump` has no version to
-        /// start from, the output is the `--previous` package.
-        case usage
+/// Why `create` could not run at all, as opposed to refusing an invalid source (a result whose
+/// `output` is nil). Each case is a typed fact about the request; a front end decides which of
+/// them are its own usage errors.
+public enum CreateFailure: DiagnosableError, Sendable, Equatable {
+    /// An input (the source, `--plist`, `--previous`) is missing or cannot be read.
+    case unreadableInput(path: String?, String)
+    /// The source is not a folder (a package file, say): create takes a folder of content.
+    case sourceIsNotAFolder(path: String)
+    /// `--bump` has no version to start from: no `--previous` and no ContentVersion in the plist.
+    case nothingToBump(ContentVersion.Part)
+    /// `--bump` computes the version, so `--content-version` may not be given with it.
+    case bumpWithContentVersion
+    /// The output would be the `--previous` package itself (under any spelling or link).
+    case outputIsPrevious(path: String)
+    /// The package cannot be written in the form asked (`--format zip` without PkgKitArchive).
+    case cannotWrite(path: String?, String)
+
+    public var diagnostic: Diagnostic {
+        switch self {
+        case .unreadableInput(let path, let message):
+            return Diagnostic(.unreadableInput, path: path, message)
+        case .sourceIsNotAFolder(let path):
+            return Diagnostic(.unreadableInput, path: path,
+                              "is a file, not a folder: create takes a folder of content (to check a package, use pkgtool validate)")
+        case .nothingToBump(let part):
+            return Diagnostic(.missingKey, path: ContentInfo.fileName,
+                              "--bump \(part.rawValue) needs a version to start from: give --previous, or a ContentInfo.plist with a valid ContentVersion")
+        case .bumpWithContentVersion:
+            return Diagnostic(.contentVersionMismatch, path: nil, "--bump computes the version; do not also give --content-version")
+        case .outputIsPrevious(let path):
+            return Diagnostic(.ioError, path: path,
+                              "is the --previous package: writing over it is refused and nothing was written; choose another -o (the default is ./<id>-<version>.pkg)")
+        case .cannotWrite(let path, let message):
+            return Diagnostic(.ioError, path: path, message)
+        }
     }
 
-    public var kind: Kind
-    /// What went wrong, with the path concerned.
-    public var message: String
-
-    public init(_ kind: Kind, _ message: String) {
-        self.kind = kind
-        self.message = message
+    /// Refused when the request contradicts itself; a failure when an input or the output cannot
+    /// be used.
+    public var disposition: ErrorDisposition {
+        switch self {
+        case .nothingToBump, .bumpWithContentVersion: return .refused
+        case .unreadableInput, .sourceIsNotAFolder, .outputIsPrevious, .cannotWrite: return .failed
+        }
     }
 }

@@ -7,37 +7,28 @@ public struct InspectReport: Sendable, Codable {
         public var path: String
         public var type: EntryKind
         public var size: Int64
-        public var storedSize: Int64?
-        public var sha1: String?
-
-        public func encode(to encoder: Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(path, forKey: .path)
-            try c.encode(type, forKey: .type)
-            try c.encode(size, forKey: .size)
-            try c.encode(storedSize, forKey: .storedSize)
-            try c.encode(sha1, forKey: .sha1)
-        }
-        enum CodingKeys: String, CodingKey { case path, type, size, storedSize, sha1 }
+        @Nullable public var storedSize: Int64?
+        @Nullable public var sha1: String?
     }
 
     public var path: String
-    public var format: PackageFormat?
+    @Nullable public var format: PackageFormat?
     /// The one folder the package comes wrapped in (SPEC section 1), nil when it has none.
-    public var wrapper: String?
-    public var productIdentifier: String?
-    public var contentVersion: String?
+    @Nullable public var wrapper: String? = nil
+    @Nullable public var productIdentifier: String?
+    @Nullable public var contentVersion: String?
     /// `zlib`, `stored`, `mixed` (xar); the container's filter otherwise.
-    public var compression: String?
+    @Nullable public var compression: String?
     /// The checksum style (`sha1` for pkgtool's xar; `crc32` for zip).
-    public var checksum: String?
+    @Nullable public var checksum: String?
     public var fileCount: Int
     public var payloadBytes: Int64
-    public var archiveBytes: Int64?
+    @Nullable public var archiveBytes: Int64?
     /// Every entry, with `--files`.
-    public var files: [File]?
-    /// Why the container could not be read whole (`unreadable-archive`, `checksum-mismatch`):
-    /// any error here makes `inspect` exit 1.
+    @Nullable public var files: [File]? = nil
+    /// Why the container could not be read whole (`unreadable-archive`, `checksum-mismatch`), or
+    /// is no package (`missing-content-info`, as `validate` says it): any error here makes
+    /// `inspect` exit 1.
     public var diagnostics: [Diagnostic] = []
 
     init(path: String, format: PackageFormat?, productIdentifier: String?, contentVersion: String?, compression: String?,
@@ -60,29 +51,7 @@ public struct InspectReport: Sendable, Codable {
         self.diagnostics = diagnostics
     }
 
-    enum CodingKeys: String, CodingKey {
-        case path, format, wrapper, productIdentifier, contentVersion, compression, checksum, fileCount, payloadBytes,
-             archiveBytes, files, diagnostics
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        // Absent values are `null`, never a missing key.
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(path, forKey: .path)
-        try c.encode(format, forKey: .format)
-        try c.encode(wrapper, forKey: .wrapper)
-        try c.encode(productIdentifier, forKey: .productIdentifier)
-        try c.encode(contentVersion, forKey: .contentVersion)
-        try c.encode(compression, forKey: .compression)
-        try c.encode(checksum, forKey: .checksum)
-        try c.encode(fileCount, forKey: .fileCount)
-        try c.encode(payloadBytes, forKey: .payloadBytes)
-        try c.encode(archiveBytes, forKey: .archiveBytes)
-        try c.encode(files, forKey: .files)
-        try c.encode(diagnostics, forKey: .diagnostics)
-    }
-
-    /// True when the container could not be read whole.
+    /// True when the container was read whole and is a package.
     public var isWhole: Bool { !diagnostics.failing() }
 
     /// Reads `path`. A xar content package is described from its table of contents alone, as
@@ -90,11 +59,24 @@ public struct InspectReport: Sendable, Codable {
     /// `validate`'s work); other packages are scanned, headers only unless `withFiles` asks for
     /// every file's sha1.
     /// Either way the container must be whole: a xar whose heap is shorter than its TOC declares,
-    /// a zip without its central directory, or bytes that are no archive are `unreadable-archive`.
+    /// a zip without its central directory, or bytes that are no archive are `unreadable-archive`;
+    /// and a whole container without a ContentInfo.plist is no package (`missing-content-info`).
     public static func make(_ path: String, limits: PackageLimits = PackageLimits(), withFiles: Bool) throws -> InspectReport {
-        if let report = fromXarTableOfContents(path, withFiles: withFiles) { return report }
+        var (report, holdsContentInfo) = try described(path, limits: limits, withFiles: withFiles)
+        // Bytes that hold no ContentInfo.plist are no package: said as validate says it.
+        if report.isWhole && !holdsContentInfo {
+            report.diagnostics += ContentInfoRule().check(PackageFacts(), RuleContext(purpose: .validate))
+        }
+        return report
+    }
+
+    /// The report on what `path` holds, and whether a ContentInfo.plist is at its root (whatever
+    /// it holds): before asking whether it is a package at all.
+    private static func described(_ path: String, limits: PackageLimits, withFiles: Bool) throws -> (InspectReport, Bool) {
+        if let fromTOC = fromXarTableOfContents(path, withFiles: withFiles) { return fromTOC }
         var opened = try PackageOpener.open(path, limits: limits)
         try PackageScanner(limits: limits, depth: withFiles ? .full : .headers).scan(opened.reader, into: &opened.facts)
+        PackageCheck.describeTruncation(&opened.facts, path: path)
         let facts = opened.facts
         let info = facts.parsedContentInfo
         var report = InspectReport(path: path, format: facts.format, productIdentifier: info?.productIdentifier,
@@ -128,7 +110,7 @@ public struct InspectReport: Sendable, Codable {
         if withFiles {
             report.files = facts.entries.map { File(path: $0.path.string, type: $0.kind, size: $0.size, storedSize: nil, sha1: $0.sha1) }
         }
-        return report
+        return (report, facts.contentInfoData != nil || facts.contentInfoTooLarge)
     }
 
     /// A xar's compression in words, from the encodings of its stored data: `zlib`, `stored`,
@@ -141,9 +123,10 @@ public struct InspectReport: Sendable, Codable {
     /// The sha1 of no bytes, which xar writers leave out of the TOC for empty files.
     static let emptySHA1 = "da39a3ee5e6b4b0d3255bfef95601890afd80709"
 
-    /// The report from a xar content package's TOC, or nil when the TOC cannot answer (not a xar,
-    /// an installer package, or `--files` without sha1 checksums in the TOC).
-    static func fromXarTableOfContents(_ path: String, withFiles: Bool) -> InspectReport? {
+    /// The report from a xar content package's TOC, and whether it lists a ContentInfo.plist; nil
+    /// when the TOC cannot answer (not a xar, an installer package, or `--files` without sha1
+    /// checksums in the TOC).
+    static func fromXarTableOfContents(_ path: String, withFiles: Bool) -> (InspectReport, Bool)? {
         // Without --files nothing per entry is kept: counts and sums are taken as the TOC streams by.
         var first: String?
         var plist: XarTableOfContents.Entry?
@@ -193,6 +176,6 @@ public struct InspectReport: Sendable, Codable {
                             sha1: isFile ? (entry.extractedChecksum ?? emptySHA1) : nil)
             }
         }
-        return report
+        return (report, plist != nil)
     }
 }

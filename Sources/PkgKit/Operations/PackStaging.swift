@@ -30,16 +30,7 @@ final class PackStaging {
     /// Opens (creating, with its parents) the output folder and removes the staging of dead runs.
     init(output: String) throws {
         self.output = output
-        var missing: [String] = []
-        var probe = output
-        while !probe.isEmpty && probe != "/" && !PackStaging.exists(probe) {
-            missing.insert(probe, at: 0)
-            probe = (probe as NSString).deletingLastPathComponent
-        }
-        for path in missing where mkdir(path, 0o755) != 0 && errno != EEXIST {
-            throw InstallError.io(path: path, "cannot create the output folder: \(errnoText())")
-        }
-        created = missing
+        created = try makeFolders(output)
         let fd = open(output, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {
             throw InstallError.io(path: output, errno == ENOTDIR ? "not a folder: give --out a folder" : errnoText())
@@ -146,10 +137,5 @@ final class PackStaging {
             guard let number = Int32(pid), number != getpid(), kill(number, 0) != 0, errno == ESRCH else { continue }
             try removeTree(folder, name: name)
         }
-    }
-
-    private static func exists(_ path: String) -> Bool {
-        var info = stat()
-        return lstat(path, &info) == 0
     }
 }

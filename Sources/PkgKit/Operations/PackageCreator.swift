@@ -4,26 +4,24 @@ import Foundation
 /// every rule, and only then writes the package, atomically.
 public enum PackageCreator {
     /// Runs `request`. Returns the result with diagnostics; `output` is nil when errors stopped
-    /// it, and then nothing was written. Throws `CreateFailure` when input cannot be read, the
-    /// output cannot be written, or the request itself is wrong.
+    /// it, and then nothing was written. Throws `CreateFailure` when an input cannot be read or the
+    /// request contradicts itself, `WriteError` when the output cannot be written, and
+    /// `OperationCancelled` when `request.cancellation` is set before the package is in place.
     public static func create(_ request: CreateRequest, progress: ((Int64, Int64) -> Void)? = nil) throws -> CreateResult {
         do {
             return try run(request, progress: progress)
         } catch let error as ReadError {
-            throw CreateFailure(.unreadableInput, error.description)
-        } catch let error as WriteError {
-            throw CreateFailure(.io, describe(error))
+            // Anything that cannot be read here is an input: the source, the plist or --previous.
+            throw CreateFailure.unreadableInput(path: error.diagnostic.path, error.diagnostic.message)
         }
     }
 
     private static func run(_ request: CreateRequest, progress: ((Int64, Int64) -> Void)?) throws -> CreateResult {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: request.source, isDirectory: &isFolder) else {
-            throw CreateFailure(.unreadableInput, "\(request.source): no such folder; create takes a folder of content")
+            throw CreateFailure.unreadableInput(path: request.source, "no such folder; create takes a folder of content")
         }
-        guard isFolder.boolValue else {
-            throw CreateFailure(.usage, "\(request.source) is a file, not a folder: create takes a folder of content (to check a package, use pkgtool validate)")
-        }
+        guard isFolder.boolValue else { throw CreateFailure.sourceIsNotAFolder(path: request.source) }
         let root = Array(request.source.utf8)
         let hasPlist = isRegularFile(request.source + "/" + ContentInfo.fileName)
         let structured = hasPlist && isDirectory(request.source + "/Contents")
@@ -31,10 +29,11 @@ public enum PackageCreator {
         var previous: PreviousPackage?
         var diagnostics: [Diagnostic] = []
         if let old = request.previous {
-            let check = try PackageCheck.run(old, context: RuleContext(purpose: .validate, limits: request.limits))
+            let check = try PackageCheck.run(old, context: RuleContext(purpose: .validate, limits: request.limits),
+                                             cancellation: request.cancellation)
             guard let asPrevious = check.asPrevious else {
                 let reasons = check.diagnostics.filter { $0.severity == .error }.map { "\($0.code.rawValue): \($0.message)" }
-                throw CreateFailure(.unreadableInput, "\(old): cannot read the previous package's ContentInfo.plist (\(reasons.joined(separator: "; ")))")
+                throw CreateFailure.unreadableInput(path: old, "cannot read the previous package's ContentInfo.plist (\(reasons.joined(separator: "; ")))")
             }
             previous = asPrevious
         }
@@ -42,25 +41,22 @@ public enum PackageCreator {
         // ContentInfo.plist: from --plist, else the root one, else made from the flags.
         var plistBytes: [UInt8]?
         if let plist = request.plist {
-            guard let data = FileManager.default.contents(atPath: plist) else { throw CreateFailure(.unreadableInput, "\(plist): cannot read the --plist file") }
+            guard let data = FileManager.default.contents(atPath: plist) else {
+                throw CreateFailure.unreadableInput(path: plist, "cannot read the --plist file")
+            }
             plistBytes = Array(data)
         } else if structured {
-            guard let data = FileManager.default.contents(atPath: request.source + "/" + ContentInfo.fileName) else {
-                throw CreateFailure(.unreadableInput, "\(request.source)/\(ContentInfo.fileName): cannot read it")
-            }
+            let path = request.source + "/" + ContentInfo.fileName
+            guard let data = FileManager.default.contents(atPath: path) else { throw CreateFailure.unreadableInput(path: path, "cannot read it") }
             plistBytes = Array(data)
         }
         var expectedVersion = request.contentVersion
         let plistInfo = plistBytes.map { ParsedContentInfo(data: Data($0)) }
         var bumpFailure: Diagnostic?
         if let part = request.bump {
-            guard request.contentVersion == nil else {
-                throw CreateFailure(.usage, "--bump computes the version; do not also give --content-version")
-            }
+            guard request.contentVersion == nil else { throw CreateFailure.bumpWithContentVersion }
             let baseText = previous?.contentVersion.description ?? plistInfo?.contentVersion
-            guard let baseText, let base = ContentVersion(baseText) else {
-                throw CreateFailure(.usage, "--bump \(part.rawValue) needs a version to start from: give --previous, or a ContentInfo.plist with a valid ContentVersion")
-            }
+            guard let baseText, let base = ContentVersion(baseText) else { throw CreateFailure.nothingToBump(part) }
             if let bumped = base.bumped(part) {
                 expectedVersion = bumped.description
             } else {
@@ -68,19 +64,21 @@ public enum PackageCreator {
                     "--bump \(part.rawValue) from \(base) passes the largest version number (\(Int32.max)): choose another part to bump")
             }
         }
-        plistBytes = try effectivePlist(plistBytes, parsed: plistInfo, productIdentifier: request.productIdentifier,
+        // Without --product-id, a plist that does not name the product takes --previous's: the
+        // new version belongs to the same product.
+        let productIdentifier = request.productIdentifier
+            ?? (plistInfo?.productIdentifier == nil ? previous?.productIdentifier : nil)
+        plistBytes = try effectivePlist(plistBytes, parsed: plistInfo, productIdentifier: productIdentifier,
                                         contentVersion: expectedVersion, overrideVersion: request.bump != nil)
 
-        let output = outputPath(request, productIdentifier: plistInfo?.productIdentifier ?? request.productIdentifier,
-                                    contentVersion: expectedVersion ?? plistInfo?.contentVersion)
-        if let old = request.previous, sameFile(old, output) {
-            throw CreateFailure(.usage, "\(output) is the --previous package: writing over it is refused and nothing was written; choose another -o (the default is ./<id>-<version>.pkg)")
-        }
+        let output = outputPath(request, productIdentifier: plistInfo?.productIdentifier ?? productIdentifier,
+                                contentVersion: expectedVersion ?? plistInfo?.contentVersion)
 
         var items: [SourceItem] = []
         if let plistBytes {
             items.append(SourceItem(path: ArchivePath(ContentInfo.fileName), kind: .file, mode: 0o644, size: Int64(plistBytes.count), origin: .data(plistBytes)))
         }
+        try request.cancellation?.check()
         if structured {
             for item in try FolderWalker.walk(root: root, limits: request.limits) where item.path.string != ContentInfo.fileName {
                 items.append(item)
@@ -88,6 +86,10 @@ public enum PackageCreator {
         } else {
             items.append(SourceItem(path: ArchivePath("Contents"), kind: .directory, mode: 0o755, size: 0, origin: .none))
             items += try FolderWalker.walk(root: root, prefix: Array("Contents".utf8), limits: request.limits)
+            // A --plist file inside the source is the package's ContentInfo.plist, not content too.
+            if let plist = request.plist, let inside = relativePath(of: plist, in: request.source) {
+                items.removeAll { $0.path == ArchivePath("Contents/" + inside) }
+            }
         }
 
         // An output inside the source (a package written there by an earlier run) is no content.
@@ -130,7 +132,12 @@ public enum PackageCreator {
                                   contentVersion: info?.contentVersion, fileCount: facts.fileCount, payloadBytes: facts.payloadBytes,
                                   archiveBytes: nil, sha256: nil, skipped: skipped, diagnostics: diagnostics)
         if diagnostics.failing() { return result }
+        // Only a package that passes the rules could be written: only then is an output that is
+        // the --previous package itself worth refusing.
+        if let old = request.previous, sameFile(old, output) { throw CreateFailure.outputIsPrevious(path: output) }
+        try request.cancellation?.check()
 
+        try makeFolders(AtomicFile.directory(of: output))
         let file = try AtomicFile(destination: output)
         let total = facts.entries.filter { $0.kind == .file }.reduce(Int64(0)) { $0 + $1.size }
         // Only content-unchanged, against a previous package, needs the facts and each file's
@@ -145,7 +152,7 @@ public enum PackageCreator {
         case .zip:
             guard let support = ArchiveSupportRegistry.current else {
                 file.discard()
-                throw CreateFailure(.io, "--format zip needs PkgKitArchive (libarchive's zip writer); PkgKit alone writes xar")
+                throw CreateFailure.cannotWrite(path: output, "--format zip needs PkgKitArchive (libarchive's zip writer); PkgKit alone writes xar")
             }
             written = try writeZip(items, support: support, options: request.options, to: file.output) { progress?($0, total) }
         }
@@ -162,6 +169,8 @@ public enum PackageCreator {
             }
             result.diagnostics += ContentUnchangedRule().check(facts, context)
         }
+        // The last moment a stop leaves nothing behind: the unnamed file is simply let go.
+        try request.cancellation?.check()
         try file.commit()
         result.output = output
         result.archiveBytes = written.archiveBytes
@@ -263,13 +272,5 @@ public enum PackageCreator {
 
     private static func isDirectory(_ path: String) -> Bool {
         (try? FileManager.default.attributesOfItem(atPath: path)[.type] as? FileAttributeType) == .typeDirectory
-    }
-
-    static func describe(_ error: WriteError) -> String {
-        switch error {
-        case .io(let path, let message): return "\(path): \(message)"
-        case .compression(let message): return message
-        case .sourceChanged(let path): return "\(path): the file changed while the package was being written; run create again"
-        }
     }
 }

@@ -2,14 +2,14 @@
 public struct PackageReport: Sendable, Codable {
     public var path: String
     public var valid: Bool
-    public var format: PackageFormat?
+    @Nullable public var format: PackageFormat?
     /// The one folder the package comes wrapped in (SPEC section 1), nil when it has none.
-    public var wrapper: String?
-    public var productIdentifier: String?
-    public var contentVersion: String?
+    @Nullable public var wrapper: String?
+    @Nullable public var productIdentifier: String?
+    @Nullable public var contentVersion: String?
     public var fileCount: Int
     public var payloadBytes: Int64
-    public var archiveBytes: Int64?
+    @Nullable public var archiveBytes: Int64?
     public var diagnostics: [Diagnostic]
 
     /// The report for a checked package.
@@ -32,27 +32,14 @@ public struct PackageReport: Sendable, Codable {
     public init(unchecked path: String, diagnostics: [Diagnostic]) {
         self.path = path
         valid = false
+        format = nil
+        wrapper = nil
+        productIdentifier = nil
+        contentVersion = nil
         fileCount = 0
         payloadBytes = 0
+        archiveBytes = nil
         self.diagnostics = diagnostics
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case path, valid, format, wrapper, productIdentifier, contentVersion, fileCount, payloadBytes, archiveBytes, diagnostics
-    }
-
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(path, forKey: .path)
-        try c.encode(valid, forKey: .valid)
-        try c.encode(format, forKey: .format)
-        try c.encode(wrapper, forKey: .wrapper)
-        try c.encode(productIdentifier, forKey: .productIdentifier)
-        try c.encode(contentVersion, forKey: .contentVersion)
-        try c.encode(fileCount, forKey: .fileCount)
-        try c.encode(payloadBytes, forKey: .payloadBytes)
-        try c.encode(archiveBytes, forKey: .archiveBytes)
-        try c.encode(diagnostics, forKey: .diagnostics)
     }
 }
 
@@ -85,8 +72,8 @@ public struct DiffReport: Sendable, Codable {
     /// One side: its path, product id and version, and its errors when it is invalid.
     public struct Side: Sendable, Codable {
         public var path: String
-        public var productIdentifier: String?
-        public var contentVersion: String?
+        @Nullable public var productIdentifier: String?
+        @Nullable public var contentVersion: String?
         /// Why this side is invalid (errors only); empty when it was read whole and is valid.
         public var diagnostics: [Diagnostic]
 
@@ -101,17 +88,10 @@ public struct DiffReport: Sendable, Codable {
         /// The side for a path that could not be read at all.
         public init(unreadable path: String, _ diagnostic: Diagnostic) {
             self.path = path
+            productIdentifier = nil
+            contentVersion = nil
             diagnostics = [diagnostic]
         }
-
-        public func encode(to encoder: Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(path, forKey: .path)
-            try c.encode(productIdentifier, forKey: .productIdentifier)
-            try c.encode(contentVersion, forKey: .contentVersion)
-            try c.encode(diagnostics, forKey: .diagnostics)
-        }
-        enum CodingKeys: String, CodingKey { case path, productIdentifier, contentVersion, diagnostics }
     }
 
     public var old: Side

@@ -1,41 +1,33 @@
 import ArgumentParser
 import PkgKit
 
-/// Why a command could not do its work: the one diagnostic its report carries, and the exit
-/// status (2: input missing or unreadable, I/O error; 1: a package that cannot be read as one).
-struct CommandFailure: Error {
+/// A failure the command line finds itself (PkgKit's own errors report themselves): a diagnostic
+/// and whether it is a refusal or a failure, like every `DiagnosableError`.
+struct CommandFailure: DiagnosableError {
     var diagnostic: Diagnostic
-    var status: Int32
+    var disposition: ErrorDisposition
 
-    init(_ code: DiagnosticCode, _ message: String, status: Int32 = 2) {
-        diagnostic = Diagnostic(code, path: nil, message)
-        self.status = status
+    /// A failure with `code` on `path`; refused or failed as the code says unless told.
+    init(_ code: DiagnosticCode, path: String?, _ message: String, disposition: ErrorDisposition? = nil) {
+        diagnostic = Diagnostic(code, path: path, message)
+        self.disposition = disposition ?? code.disposition
     }
 
-    /// The failure `error` stands for; nil for errors that are not a failure of the work
-    /// (usage errors, exit statuses), which go on to the argument parser.
-    init?(_ error: any Error) {
+    /// The same failure as `error`.
+    init(_ error: any DiagnosableError) {
+        diagnostic = error.diagnostic
+        disposition = error.disposition
+    }
+
+    /// `error` as a failure of the work: itself when it reports itself, else an `unreadable-input`
+    /// failure in its own words. nil for what is no failure of the work: an interruption
+    /// (`Interruption` says it), and what is the argument parser's to say (usage errors, exit
+    /// statuses, help).
+    static func diagnosable(_ error: any Error) -> (any DiagnosableError)? {
         switch error {
-        case let failure as CommandFailure:
-            self = failure
-        case let error as ReadError:
-            self.init(error)
-        case let error as InstallError:
-            self.init(.ioError, error.description)
-        case let failure as CreateFailure:
-            switch failure.kind {
-            case .unreadableInput: self.init(.unreadableInput, failure.message)
-            case .io: self.init(.ioError, failure.message)
-            case .usage: return nil
-            }
-        default:
-            return nil
+        case let error as any DiagnosableError: return error
+        case is OperationCancelled, is ExitCode, is ValidationError, is CleanExit, is UsageError: return nil
+        default: return CommandFailure(.unreadableInput, path: nil, "\(error)")
         }
-    }
-
-    /// A read failure: missing or unreadable input (exit 2), or a package that breaks off in a
-    /// way its reader reports before the scan (exit 1, with the rule's code).
-    init(_ error: ReadError) {
-        self.init(error.code, error.description, status: error.code == .unreadableInput ? 2 : 1)
     }
 }

@@ -14,19 +14,30 @@ enum Console {
         FileHandle.standardError.write(Data((text + "\n").utf8))
     }
 
-    /// Prints diagnostics as `severity[code] path: message` on stderr; with `quiet`, errors only.
-    static func print(_ diagnostics: [Diagnostic], quiet: Bool) {
+    /// Prints diagnostics about `file` on stderr, one line each (see `line(for:file:several:)`);
+    /// with `quiet`, errors only.
+    static func print(_ diagnostics: [Diagnostic], file: String?, several: Bool = false, quiet: Bool) {
         for diagnostic in diagnostics where !quiet || diagnostic.severity == .error {
-            err(line(for: diagnostic))
+            err(line(for: diagnostic, file: file, several: several))
         }
     }
 
-    /// One diagnostic as a line of text: `severity[code] path: message`, or without the path
-    /// when the finding concerns the package as a whole.
-    static func line(for diagnostic: Diagnostic) -> String {
+    /// Prints diagnostics that name their own file, or none (for commands not yet saying which).
+    static func print(_ diagnostics: [Diagnostic], quiet: Bool) {
+        print(diagnostics, file: nil, quiet: quiet)
+    }
+
+    /// One diagnostic as a line that names the file it concerns (SPEC section 3):
+    /// `severity[code] FILE: message` for the package (or input) as a whole, and for an entry
+    /// `severity[code] ENTRY: message`, or `severity[code] FILE ENTRY: message` when `several`
+    /// packages are in play. A diagnostic whose path is the file itself names it once.
+    static func line(for diagnostic: Diagnostic, file: String?, several: Bool = false) -> String {
         let head = "\(diagnostic.severity.rawValue)[\(diagnostic.code.rawValue)]"
-        guard let path = diagnostic.path else { return "\(head): \(diagnostic.message)" }
-        return "\(head) \(path): \(diagnostic.message)"
+        var names: [String] = []
+        if let file, diagnostic.path == nil || (several && diagnostic.path != file) { names.append(file) }
+        if let path = diagnostic.path { names.append(path) }
+        guard !names.isEmpty else { return "\(head): \(diagnostic.message)" }
+        return "\(head) \(names.joined(separator: " ")): \(diagnostic.message)"
     }
 
     /// `count` and `noun`, in the plural unless there is one: "1 error", "2 warnings".

@@ -3,47 +3,137 @@ import Dispatch
 import Foundation
 import PkgKit
 
-/// SIGINT and SIGTERM as a request to stop: the first one sets `cancellation`, and the work in
-/// progress removes what it started (a staging folder) before the command exits with 128 + the
-/// signal (130, 143). Work that does not stop within `grace` seconds (blocked opening a FIFO, a
-/// long flush), or a second signal, ends the process at once; the next run cleans up.
+/// How every command answers SIGINT and SIGTERM, in one place: the first signal asks the work to
+/// stop (its `Cancellation` is set), the work removes what it started and throws
+/// `OperationCancelled`, and the command says in one line what it left as it was
+/// (`extract: interrupted; nothing was installed, …`) and exits with 128 + the signal (130, 143).
+/// Work that does not stop within its grace (blocked opening a FIFO, a long flush), or a second
+/// signal, ends the process at once, with the same line; what a kill leaves, the next run cleans.
+///
+/// A command wraps its work once:
+///
+/// ```swift
+/// let report = try Interruption.run("extract", leaves: "nothing was installed") { cancellation in
+///     try installer.install(package, options: InstallOptions(cancellation: cancellation))
+/// }
+/// ```
+///
+/// (`ReportingCommand` and `AsyncReportingCommand` do this for every command built on them.)
 enum Interruption {
+    /// How long work may take to stop after the first signal, unless the command says otherwise.
+    static let defaultGrace: Double = 5
+
+    /// Runs `body`, the work of `command`, with the flag that SIGINT and SIGTERM set. `leaves`
+    /// says what an interrupted run leaves as it was ("nothing was written"); `grace` how long the
+    /// work may take to stop. An `OperationCancelled` from `body` becomes the line and the exit
+    /// status 130 or 143.
+    static func run<T>(_ command: String, leaves: String, grace: Double = defaultGrace,
+                       _ body: (Cancellation) throws -> T) throws -> T {
+        listen(line: line(command, leaves), grace: grace)
+        do {
+            defer { settle() }
+            return try body(cancellation)
+        } catch is OperationCancelled {
+            throw stopped()
+        }
+    }
+
+    /// `run` for async work (sync, publish): the same flag, line and exit statuses.
+    static func run<T>(_ command: String, leaves: String, grace: Double = defaultGrace,
+                       _ body: (Cancellation) async throws -> T) async throws -> T {
+        listen(line: line(command, leaves), grace: grace)
+        do {
+            defer { settle() }
+            return try await body(cancellation)
+        } catch is OperationCancelled {
+            throw stopped()
+        }
+    }
+
     /// The flag the library's long work checks.
     static let cancellation = Cancellation()
-    /// How long work may take to stop after the first signal: within it, a sync or an extract
-    /// ends on its own (SPEC section 7 gives it 2 seconds in every state).
-    static let grace: Double = 1.5
     // Only read or written under `lock`.
     nonisolated(unsafe) private static var received: Int32 = 0
+    nonisolated(unsafe) private static var announced = false
+    nonisolated(unsafe) private static var settled = false
+    nonisolated(unsafe) private static var message = ""
+    nonisolated(unsafe) private static var graceSeconds = defaultGrace
     private static let lock = NSLock()
     // Kept alive for the life of the process (releasing a source stops it); appended only by
-    // `install`, which runs once on the main thread before any source fires.
+    // `listen`, on the main thread, before any source fires.
     nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
 
-    /// Starts listening. Call once, before long work.
-    static func install() {
+    private static func line(_ command: String, _ leaves: String) -> String { "\(command): interrupted; \(leaves)" }
+
+    /// Starts listening (once per process) and sets what the line says.
+    private static func listen(line: String, grace: Double) {
+        lock.withLock {
+            message = line
+            graceSeconds = grace
+        }
+        guard sources.isEmpty else { return }
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
             let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
-            source.setEventHandler {
-                let first = lock.withLock { () -> Bool in
-                    defer { if received == 0 { received = number } }
-                    return received == 0
-                }
-                guard first else { _exit(128 + number) }
-                cancellation.cancel()
-                DispatchQueue.global().asyncAfter(deadline: .now() + grace) {
-                    Console.err("pkgtool: interrupted")
-                    _exit(128 + number)
-                }
-            }
+            source.setEventHandler { signalled(number) }
             source.resume()
             sources.append(source)
         }
     }
 
-    /// The exit status for the signal that stopped the work.
-    static var exitCode: ExitCode {
-        ExitCode(128 + lock.withLock { received == 0 ? SIGINT : received })
+    private static func signalled(_ number: Int32) {
+        let (first, grace) = lock.withLock { () -> (Bool, Double) in
+            defer { if received == 0 { received = number } }
+            return (received == 0, graceSeconds)
+        }
+        guard first else { endNow() }
+        cancellation.cancel()
+        DispatchQueue.global().asyncAfter(deadline: .now() + grace) {
+            // Work that ended in the meantime says its own outcome (what it wrote is written).
+            if !lock.withLock({ settled }) { endNow() }
+        }
     }
+
+    /// The work has ended, one way or the other: the command says the rest itself.
+    private static func settle() {
+        lock.withLock { settled = true }
+    }
+
+    /// Ends the process with the first signal's status, saying the line unless the work has
+    /// ended otherwise (then what it did is done, and the line would not be true).
+    private static func endNow() -> Never {
+        if !lock.withLock({ settled }) { announce() }
+        _exit(status.code)
+    }
+
+    /// Says the line, unless it was said already.
+    private static func announce() {
+        let text = lock.withLock { () -> String? in
+            defer { announced = true }
+            return announced ? nil : message
+        }
+        if let text { Console.err(text) }
+    }
+
+    /// The status for the signal that stopped the work.
+    private static var status: ExitStatus {
+        .interrupted(by: lock.withLock { received == 0 ? SIGINT : received })
+    }
+
+    /// The work stopped as asked: the line, and the exit status to end with.
+    private static func stopped() -> ExitCode {
+        announce()
+        return status.exitCode
+    }
+
+    // For the commands that handle the signal themselves until they move to `run` (sync): they
+    // start listening, pass `cancellation` on, and say their own line.
+
+    /// Starts listening, with a line of its own for work that does not stop in time.
+    static func install() {
+        listen(line: "pkgtool: interrupted", grace: defaultGrace)
+    }
+
+    /// The exit status for the signal that stopped the work.
+    static var exitCode: ExitCode { status.exitCode }
 }

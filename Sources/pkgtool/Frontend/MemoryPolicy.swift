@@ -7,7 +7,7 @@ internal import CSyscalls
 enum MemoryPolicy {
     /// Large blocks (TOC tables, per-entry facts, write queues) are mapped and unmapped rather than
     /// carved from the heap, so memory freed between passes leaves the process instead of
-    /// staying resident as holes: on a 100,000-file extract this keeps about 10 MB off the peak.
+    /// staying resident as holes, which on a large extract would add megabytes to the peak.
     static func apply() {
         #if os(Linux)
         _ = CSyscalls_fixMmapThreshold()

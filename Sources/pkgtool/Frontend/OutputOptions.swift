@@ -1,5 +1,4 @@
 import ArgumentParser
-import PkgKit
 
 /// `--json` and `--quiet`: the root command's (before the command name) and each command's
 /// (after it), merged by `ReportingCommand`.
@@ -18,19 +17,3 @@ struct OutputOptions: ParsableArguments {
         return both
     }
 }
-
-/// `--max-size`, shared by the commands that enforce the size rule.
-struct LimitOptions: ParsableArguments {
-    @Option(name: .customLong("max-size"), help: ArgumentHelp("Size limit for the package file and for the unpacked payload, in bytes.", valueName: "BYTES"))
-    var maxSize: Int64 = PackageLimits.defaultMaxSize
-
-    func validate() throws {
-        guard maxSize > 0 else { throw ValidationError("--max-size must be a positive number of bytes") }
-    }
-
-    var limits: PackageLimits { PackageLimits(maxSize: maxSize) }
-}
-
-extension ContentVersion.Part: ExpressibleByArgument {}
-extension CompressionMode: ExpressibleByArgument {}
-extension OutputFormat: ExpressibleByArgument {}

@@ -4,7 +4,7 @@ import PkgKit
 
 extension Pkgtool {
     /// `pkgtool convert`: content packages into Background Assets asset packs for `xcrun ba-package`.
-    struct Convert: ParsableCommand {
+    struct Convert: ReportingCommand {
         static let configuration = CommandConfiguration(
             abstract: "Convert packages into Background Assets asset packs.",
             discussion: """
@@ -19,66 +19,58 @@ extension Pkgtool {
         @Argument(help: ArgumentHelp("The packages (.pkg: xar, zip, tar, flat installer package) or unpacked folders.", valueName: "PACKAGE"))
         var packages: [String]
 
-        @Option(name: .customLong("to"), help: ArgumentHelp("What to convert to: background-assets.", valueName: "FORMAT"))
+        @Option(name: .customLong("to"), help: ArgumentHelp("What to convert to.", valueName: "FORMAT"))
         var target: ConvertTarget
 
-        @Option(name: .customLong("out"), help: ArgumentHelp("The folder to write the asset packs into (created when missing).", valueName: "DIR"))
-        var output: String
+        @Option(name: .customLong("out"), help: ArgumentHelp("The folder to write the asset packs into (created with its parents when missing).", valueName: "DIR"))
+        var destination: String
 
-        @Option(name: .customLong("download-policy"), help: ArgumentHelp("When devices download the packs: on-demand (default), prefetch or essential.", valueName: "POLICY"))
+        @Option(name: .customLong("download-policy"), help: ArgumentHelp("When devices download the packs.", valueName: "POLICY"))
         var downloadPolicy: AssetPackDownloadPolicy = .onDemand
 
-        @Option(name: .customLong("platform"), help: ArgumentHelp("A platform the packs are for: iOS (default), macOS, tvOS or visionOS; repeat for several.", valueName: "PLATFORM"))
+        @Option(name: .customLong("platform"), help: ArgumentHelp("A platform the packs are for; repeat for several (default: iOS).", valueName: "PLATFORM"))
         var platforms: [AssetPackPlatform] = []
 
         @OptionGroup var limit: LimitOptions
         @OptionGroup var outputOptions: OutputOptions
         @ParentCommand var root: Pkgtool
 
-        /// `--json` and `--quiet`, given before or after the command name.
-        var printing: OutputOptions { outputOptions.merged(with: root.outputOptions) }
+        var subject: String { destination }
+        var leftWhenInterrupted: String { "nothing was converted; \(destination) is as it was" }
 
-        func run() throws {
-            Interruption.install()
-            let bar = ProgressBar(enabled: !printing.json && !printing.quiet)
-            let options = ConvertOptions(downloadPolicy: downloadPolicy, platforms: platforms, limits: limit.limits,
-                                         progress: { bar.update($0, of: $1) }, cancellation: Interruption.cancellation)
-            let report: ConvertReport
-            do {
-                defer { bar.finish() }
-                report = try AssetPackConverter(output: output).convert(packages, options: options)
-            } catch is OperationCancelled {
-                Console.err("pkgtool: interrupted: nothing was converted, \(output) is as it was")
-                throw Interruption.exitCode
-            }
-            if printing.json {
-                Console.json(report)
-            } else {
-                printText(report, options: options)
-            }
-            switch report.status {
-            case .converted: return
-            case .refused: throw ExitCode.failure
-            case .failed: throw ExitCode(2)
-            }
+        /// The options for this run's flags.
+        private func options(_ bar: ProgressBar? = nil, cancellation: Cancellation? = nil) -> ConvertOptions {
+            var options = ConvertOptions(downloadPolicy: downloadPolicy, platforms: platforms, limits: limit.limits, cancellation: cancellation)
+            if let bar { options.progress = { bar.update($0, of: $1) } }
+            return options
         }
 
-        private func printText(_ report: ConvertReport, options: ConvertOptions) {
+        func execute(_ output: OutputOptions, _ cancellation: Cancellation) throws -> ConvertReport {
+            let bar = ProgressBar(enabled: !output.json && !output.quiet)
+            defer { bar.finish() }
+            return try AssetPackConverter(output: destination).convert(packages, options: options(bar, cancellation: cancellation))
+        }
+
+        func report(for failure: Diagnostic) -> ConvertReport {
+            ConvertReport(status: .failed, diagnostics: [failure])
+        }
+
+        func printText(_ report: ConvertReport, _ output: OutputOptions) {
             for package in report.packages where !package.diagnostics.isEmpty {
-                Console.print(package.diagnostics, quiet: printing.quiet)
+                Console.print(package.diagnostics, file: package.path, several: packages.count > 1, quiet: output.quiet)
                 if !package.valid, !package.diagnostics.contains(where: { $0.code == .unreadableInput }) {
                     Console.err("\(package.path): invalid")
                 }
             }
-            Console.print(report.diagnostics, quiet: printing.quiet)
+            Console.print(report.diagnostics, file: destination, quiet: output.quiet)
             guard report.status == .converted else {
-                Console.err("nothing was converted: \(output) is as it was")
+                Console.err("nothing was converted: \(destination) is as it was")
                 return
             }
-            guard !printing.quiet else { return }
-            let platforms = options.manifestPlatforms.map(\.rawValue).joined(separator: " ")
+            guard !output.quiet else { return }
+            let platforms = options().manifestPlatforms.map(\.rawValue).joined(separator: " ")
             let noun = report.packs.count == 1 ? "product" : "products"
-            Console.out("converted \(report.packs.count) \(noun) into \(output) (download policy \(downloadPolicy.manifestKey), platforms \(platforms)):")
+            Console.out("converted \(report.packs.count) \(noun) into \(destination) (download policy \(downloadPolicy.rawValue), platforms \(platforms)):")
             report.table.forEach(Console.out)
             for path in report.superseded {
                 let left = report.packages.first { $0.path == path }
@@ -86,7 +78,7 @@ extension Pkgtool {
                 Console.out("left out \(path) (\(left?.contentVersion ?? "?")): \(pack.contentVersion) from \(pack.package) is converted")
             }
             Console.out("")
-            Console.out("Next, on a Mac with Xcode, run in \(output) (also in \(output)/\(AssetPackConverter.readmeName)):")
+            Console.out("Next, on a Mac with Xcode, run in \(destination) (also in \(destination)/\(AssetPackConverter.readmeName)):")
             report.commands.forEach(Console.out)
         }
     }

@@ -34,16 +34,16 @@ extension Pkgtool {
         @Option(help: ArgumentHelp("The package (or unpacked folder) this one updates: same product id, greater version.", valueName: "OLD"))
         var previous: String?
 
-        @Option(help: ArgumentHelp("Compute the version from --previous's (or the plist's): major, minor or patch.", valueName: "PART"))
+        @Option(help: ArgumentHelp("Compute the version by bumping this part of --previous's (or the plist's).", valueName: "PART"))
         var bump: ContentVersion.Part?
 
-        @Option(help: "auto (zlib, but store data that does not shrink), zlib or none.")
+        @Option(help: "How file data is stored: auto compresses with zlib but stores data that does not shrink (JPEG, PNG, video, zip…).")
         var compression: CompressionMode = .auto
 
-        @Option(help: "Compression level, 1-9, as zlib numbers them (default \(WriteOptions.defaultLevel): on Linux 1-3 stream through ISA-L at several times zlib's speed, 4-9 use libdeflate, and zlib for files over 4 MiB; 6 or 9 for the smallest package).")
-        var level: Int32 = WriteOptions.defaultLevel
+        @Option(help: ArgumentHelp("Compression level, 1-9, as zlib numbers them (default \(WriteOptions.defaultLevel): on Linux 1-3 stream through ISA-L at several times zlib's speed, 4-9 use libdeflate, and zlib for files over 4 MiB; 6 or 9 for the smallest package).", valueName: "1-9"))
+        var level: Int32?
 
-        @Option(help: "Container: xar, or zip (the form the store delivers to devices).")
+        @Option(help: "The container; zip is the form in which the store delivers content to devices.")
         var format: OutputFormat = .xar
 
         @Option(help: ArgumentHelp("Compression threads (default: all cores). The output is the same for every value.", valueName: "N"))
@@ -52,45 +52,60 @@ extension Pkgtool {
         @OptionGroup var limit: LimitOptions
         @OptionGroup var outputOptions: OutputOptions
 
+        var subject: String { source }
+        var leftWhenInterrupted: String { "nothing was written" + (output.map { ", \($0) is as it was" } ?? "") }
+        /// The scratch files are unnamed until the package is complete: stopping at any point
+        /// leaves nothing, so there is no cleaning up to wait for.
+        var interruptionGrace: Double { 1 }
+
         func validate() throws {
-            guard (1...9).contains(level) else { throw ValidationError("--level must be 1 to 9, not \(level)") }
+            if let level, !(1...9).contains(level) { throw ValidationError("--level must be 1 to 9, not \(level)") }
             if let jobs, jobs < 1 { throw ValidationError("--jobs must be at least 1") }
             if bump != nil && contentVersion != nil {
                 throw ValidationError("--bump computes the version; do not also give --content-version")
             }
         }
 
-        func execute(_ output: OutputOptions) throws {
-            let options = WriteOptions(format: format, compression: compression, level: level,
+        func execute(_ output: OutputOptions, _ cancellation: Cancellation) throws -> CreateResult {
+            let options = WriteOptions(format: format, compression: compression, level: level ?? WriteOptions.defaultLevel,
                                        jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
                                        timestamp: WriteOptions.timestampFromEnvironment())
             let request = CreateRequest(source: source, output: self.output, plist: plist, productIdentifier: productIdentifier,
                                         contentVersion: contentVersion, previous: previous, bump: bump,
-                                        options: options, limits: limit.limits)
+                                        options: options, limits: limit.limits, cancellation: cancellation)
             let bar = ProgressBar(enabled: !output.json && !output.quiet)
             defer { bar.finish() }
-            let result = try PackageCreator.create(request) { bar.update($0, of: $1) }
-            bar.finish()
-            if output.json {
-                Console.json(result)
-            } else {
-                Console.print(result.diagnostics, quiet: output.quiet)
-                if let written = result.output, !output.quiet {
-                    Console.out("""
-                    created \(written)
-                      product     \(result.productIdentifier ?? "-")
-                      version     \(result.contentVersion ?? "-")
-                      format      \(result.format.rawValue)
-                      files       \(result.fileCount)
-                      payload     \(result.payloadBytes) bytes
-                      package     \(result.archiveBytes ?? 0) bytes
-                      sha256      \(result.sha256 ?? "-")
-                    """)
-                }
+            return try PackageCreator.create(request) { bar.update($0, of: $1) }
+        }
+
+        func printText(_ result: CreateResult, _ output: OutputOptions) {
+            Console.print(result.diagnostics, file: source, quiet: output.quiet)
+            guard let written = result.output else {
+                Console.err("create: \(Console.tally(result.diagnostics)); nothing was written")
+                return
             }
-            if result.output == nil {
-                if !output.json { Console.err("create: \(Console.tally(result.diagnostics)); nothing was written") }
-                throw ExitCode.failure
+            guard !output.quiet else { return }
+            Console.out("""
+            created \(written)
+              product     \(result.productIdentifier ?? "-")
+              version     \(result.contentVersion ?? "-")
+              format      \(result.format.rawValue)
+              files       \(result.fileCount)
+              payload     \(result.payloadBytes) bytes
+              package     \(result.archiveBytes ?? 0) bytes
+              sha256      \(result.sha256 ?? "-")
+            """)
+        }
+
+        /// What create's request gets wrong is for the command line a usage error: the source is
+        /// a file, `--bump` has nothing to start from, the output is the `--previous` package.
+        func usageProblem(in error: any Error) -> String? {
+            guard let failure = error as? CreateFailure else { return nil }
+            let diagnostic = failure.diagnostic
+            switch failure {
+            case .sourceIsNotAFolder(let path), .outputIsPrevious(let path): return "\(path) \(diagnostic.message)"
+            case .nothingToBump, .bumpWithContentVersion: return diagnostic.message
+            case .unreadableInput, .cannotWrite: return nil
             }
         }
 

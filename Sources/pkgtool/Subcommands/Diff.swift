@@ -20,51 +20,62 @@ extension Pkgtool {
         @OptionGroup var limit: LimitOptions
         @OptionGroup var outputOptions: OutputOptions
 
-        func execute(_ output: OutputOptions) throws {
+        var subject: String { old }
+        var leftWhenInterrupted: String { "nothing was changed" }
+        /// It only reads: there is nothing to clean up to wait for.
+        var interruptionGrace: Double { 1 }
+
+        func execute(_ output: OutputOptions, _ cancellation: Cancellation) throws -> DiffReport {
             let context = RuleContext(purpose: .validate, limits: limit.limits)
-            var status: Int32 = 0
-            // Each side is read whole; one that cannot be read at all is the verdict's reason.
-            func check(_ path: String) -> Result<PackageCheck, CommandFailure> {
-                do {
-                    return .success(try PackageCheck.run(path, context: context))
-                } catch let error as ReadError {
-                    let failure = CommandFailure(error)
-                    status = max(status, failure.status)
-                    return .failure(failure)
-                } catch {
-                    return .failure(CommandFailure(.unreadableInput, "\(path): \(error)"))
-                }
-            }
-            let report: DiffReport
-            switch (check(old), check(new)) {
-            case (.success(let a), .success(let b)):
-                report = DiffReport(old: a, new: b)
-            case (let a, let b):
-                report = DiffReport(invalid: side(a, old), side(b, new))
-            }
-            if output.json {
-                Console.json(report)
-            } else {
-                for side in [report.old, report.new] where !side.diagnostics.isEmpty {
-                    Console.print(side.diagnostics, quiet: output.quiet)
-                    if !output.quiet { Console.err("\(side.path): invalid (\(Console.count(side.diagnostics.count, "error"))): not compared") }
-                }
-                if !output.quiet {
-                    Console.out("\(report.old.productIdentifier ?? "?") \(report.old.contentVersion ?? "?") -> \(report.new.productIdentifier ?? "?") \(report.new.contentVersion ?? "?")")
-                    for path in report.added { Console.out("+ \(path)") }
-                    for path in report.removed { Console.out("- \(path)") }
-                    for path in report.changed { Console.out("~ \(path)") }
-                    Console.out("verdict: \(report.verdict.rawValue)")
-                }
-            }
-            if report.verdict != .ok { throw ExitCode(max(status, 1)) }
+            return try Self.compare(old, new) { try PackageCheck.run($0, context: context, cancellation: cancellation) }
         }
 
-        private func side(_ result: Result<PackageCheck, CommandFailure>, _ path: String) -> DiffReport.Side {
+        /// The report on `old` and `new`, each read whole by `check`. A side that cannot be read
+        /// is the verdict's reason, with its failure (whatever error it is) as its diagnostic:
+        /// a side that could not be read at all makes the exit status 2.
+        static func compare(_ old: String, _ new: String, check: (String) throws -> PackageCheck) throws -> DiffReport {
+            func side(_ path: String) throws -> Result<PackageCheck, CommandFailure> {
+                do {
+                    return .success(try check(path))
+                } catch {
+                    guard let failure = CommandFailure.diagnosable(error) else { throw error }
+                    return .failure(CommandFailure(failure))
+                }
+            }
+            switch (try side(old), try side(new)) {
+            case (.success(let a), .success(let b)):
+                return DiffReport(old: a, new: b)
+            case (let a, let b):
+                return DiffReport(invalid: Self.side(a, old), Self.side(b, new))
+            }
+        }
+
+        private static func side(_ result: Result<PackageCheck, CommandFailure>, _ path: String) -> DiffReport.Side {
             switch result {
             case .success(let check): return DiffReport.Side(check)
             case .failure(let failure): return DiffReport.Side(unreadable: path, failure.diagnostic)
             }
+        }
+
+        func printText(_ report: DiffReport, _ output: OutputOptions) {
+            for side in [report.old, report.new] where !side.diagnostics.isEmpty {
+                Console.print(side.diagnostics, file: side.path, several: true, quiet: output.quiet)
+                guard !output.quiet else { continue }
+                if side.diagnostics.contains(where: { $0.code == .unreadableInput }) {
+                    Console.err("\(side.path): cannot be read: not compared")
+                } else {
+                    Console.err("\(side.path): invalid (\(Console.count(side.diagnostics.count, "error"))): not compared")
+                }
+            }
+            guard !output.quiet else { return }
+            if let oldID = report.old.productIdentifier, let oldVersion = report.old.contentVersion,
+               let newID = report.new.productIdentifier, let newVersion = report.new.contentVersion {
+                Console.out("\(oldID) \(oldVersion) -> \(newID) \(newVersion)")
+            }
+            for path in report.added { Console.out("+ \(path)") }
+            for path in report.removed { Console.out("- \(path)") }
+            for path in report.changed { Console.out("~ \(path)") }
+            Console.out("verdict: \(report.verdict.rawValue)")
         }
 
         func report(for failure: Diagnostic) -> DiffReport {

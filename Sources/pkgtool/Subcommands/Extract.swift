@@ -26,8 +26,7 @@ extension Pkgtool {
         @Option(name: .customLong("product-id"), help: ArgumentHelp("The IAPProductIdentifier the package must have.", valueName: "ID"))
         var productIdentifier: String?
 
-        @Option(help: ArgumentHelp("Afterwards keep the current version plus the newest N − 1 others (N ≥ 1). Default: keep all.", valueName: "N"))
-        var keep: Int?
+        @OptionGroup var keep: KeepOptions
 
         @Flag(name: .customLong("allow-downgrade"), help: "Install a version lower than the installed one.")
         var allowDowngrade = false
@@ -38,36 +37,26 @@ extension Pkgtool {
         @OptionGroup var limit: LimitOptions
         @OptionGroup var outputOptions: OutputOptions
 
-        func validate() throws {
-            if let keep, keep < 1 { throw ValidationError("--keep must be at least 1") }
-        }
+        var subject: String { package }
+        var leftWhenInterrupted: String { "nothing was installed; the previous version stays current" }
 
-        func execute(_ output: OutputOptions) throws {
-            let installer = Installer(documents: documents)
+        func execute(_ output: OutputOptions, _ cancellation: Cancellation) throws -> ExtractReport {
             let bar = ProgressBar(enabled: !output.json && !output.quiet)
-            Interruption.install()
-            let options = InstallOptions(expectedProductIdentifier: productIdentifier, limits: limit.limits, keep: keep,
+            defer { bar.finish() }
+            let options = InstallOptions(expectedProductIdentifier: productIdentifier, limits: limit.limits, keep: keep.count,
                                          allowDowngrade: allowDowngrade, force: force,
-                                         progress: { bar.update($0, of: $1) }, cancellation: Interruption.cancellation)
-            let report: InstallReport
-            do {
-                defer { bar.finish() }
-                report = try installer.install(package, options: options)
-            } catch is OperationCancelled {
-                Console.err("extract: interrupted; nothing was installed")
-                throw Interruption.exitCode
-            }
-            if output.json {
-                Console.json(report)
-            } else {
-                Console.print(report.diagnostics, quiet: output.quiet)
-                if !output.quiet { Console.out(summary(report)) }
-            }
-            if report.status == .refused { throw ExitCode.failure }
+                                         progress: { bar.update($0, of: $1) }, cancellation: cancellation)
+            return .done(try Installer(documents: documents).install(package, options: options))
         }
 
-        func report(for failure: Diagnostic) -> FailedInstall {
-            FailedInstall(diagnostics: [failure])
+        func printText(_ report: ExtractReport, _ output: OutputOptions) {
+            guard case .done(let report) = report else { return }
+            Console.print(report.diagnostics, file: package, quiet: output.quiet)
+            if !output.quiet { Console.out(summary(report)) }
+        }
+
+        func report(for failure: Diagnostic) -> ExtractReport {
+            .failed(FailedInstall(diagnostics: [failure]))
         }
 
         private func summary(_ report: InstallReport) -> String {
@@ -88,23 +77,29 @@ extension Pkgtool {
     }
 }
 
-/// `extract --json` when the install could not be done at all (exit 2): the report's shape
-/// (SPEC section 5) with status `failed`, as `sync` reports a product it could not install.
-struct FailedInstall: Encodable {
-    var diagnostics: [Diagnostic]
-
-    enum CodingKeys: String, CodingKey {
-        case status, productIdentifier, contentVersion, previousVersion, installedPath, fileCount, payloadBytes,
-             removedVersions, diagnostics
-    }
+/// `extract`'s report: the installer's, or (exit 2) the same shape for an install that could not
+/// be done at all, with status `failed`, as `sync` reports a product it could not install.
+enum ExtractReport: Encodable {
+    case done(InstallReport)
+    case failed(FailedInstall)
 
     func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode("failed", forKey: .status)
-        for key in [CodingKeys.productIdentifier, .contentVersion, .previousVersion, .installedPath] { try c.encodeNil(forKey: key) }
-        try c.encode(0, forKey: .fileCount)
-        try c.encode(0, forKey: .payloadBytes)
-        try c.encode([String](), forKey: .removedVersions)
-        try c.encode(diagnostics, forKey: .diagnostics)
+        switch self {
+        case .done(let report): try report.encode(to: encoder)
+        case .failed(let failure): try failure.encode(to: encoder)
+        }
     }
+}
+
+/// `extract --json` when the install could not be done at all (SPEC section 5's shape).
+struct FailedInstall: Encodable {
+    let status = "failed"
+    @Nullable var productIdentifier: String? = nil
+    @Nullable var contentVersion: String? = nil
+    @Nullable var previousVersion: String? = nil
+    @Nullable var installedPath: String? = nil
+    var fileCount = 0
+    var payloadBytes: Int64 = 0
+    var removedVersions: [String] = []
+    var diagnostics: [Diagnostic]
 }

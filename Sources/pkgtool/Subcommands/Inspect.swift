@@ -19,22 +19,35 @@ extension Pkgtool {
         @OptionGroup var limit: LimitOptions
         @OptionGroup var outputOptions: OutputOptions
 
-        func execute(_ output: OutputOptions) throws {
-            let report = try InspectReport.make(package, limits: limit.limits, withFiles: files)
-            if output.json {
-                Console.json(report)
-            } else {
-                Console.print(report.diagnostics, quiet: output.quiet)
-                if !output.quiet { printText(report) }
+        var subject: String { package }
+        var leftWhenInterrupted: String { "nothing was changed" }
+        /// It only reads: there is nothing to clean up to wait for.
+        var interruptionGrace: Double { 1 }
+
+        func execute(_ output: OutputOptions, _ cancellation: Cancellation) throws -> InspectReport {
+            try InspectReport.make(package, limits: limit.limits, withFiles: files)
+        }
+
+        func printText(_ report: InspectReport, _ output: OutputOptions) {
+            Console.print(report.diagnostics, file: package, quiet: output.quiet)
+            guard !output.quiet else { return }
+            guard report.isWhole else {
+                // Nothing to list of a package that could not be read whole, or is none: said
+                // as validate says it.
+                Console.out(PackageSummary.line(path: report.path, valid: false, format: report.format, wrapper: report.wrapper,
+                                                productIdentifier: report.productIdentifier, contentVersion: report.contentVersion,
+                                                fileCount: report.fileCount, payloadBytes: report.payloadBytes,
+                                                diagnostics: report.diagnostics))
+                return
             }
-            if !report.isWhole { throw ExitCode.failure }
+            printDescription(report)
         }
 
         func report(for failure: Diagnostic) -> InspectReport {
             InspectReport(path: package, diagnostics: [failure])
         }
 
-        private func printText(_ report: InspectReport) {
+        private func printDescription(_ report: InspectReport) {
             Console.out("""
             \(report.path)
               product      \(report.productIdentifier ?? "-")

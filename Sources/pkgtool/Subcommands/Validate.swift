@@ -39,62 +39,53 @@ extension Pkgtool {
             }
         }
 
-        func execute(_ output: OutputOptions) throws {
+        var subject: String { previous ?? paths.first ?? "" }
+        var leftWhenInterrupted: String { "nothing was changed" }
+        /// It only reads: there is nothing to clean up to wait for.
+        var interruptionGrace: Double { 1 }
+
+        func execute(_ output: OutputOptions, _ cancellation: Cancellation) throws -> ValidationReport {
             var context = RuleContext(purpose: .validate, limits: limit.limits, expectedProductIdentifier: productIdentifier)
             if let previousVersion, let version = ContentVersion(previousVersion) {
                 context.previous = PreviousPackage(productIdentifier: nil, contentVersion: version)
             }
             if let previous {
-                let old = try PackageCheck.run(previous, context: RuleContext(purpose: .validate, limits: limit.limits))
+                let old = try PackageCheck.run(previous, context: RuleContext(purpose: .validate, limits: limit.limits),
+                                               cancellation: cancellation)
                 guard let asPrevious = old.asPrevious else {
-                    throw CommandFailure(.unreadableInput, "\(previous): the previous package has no readable ContentInfo.plist")
+                    throw CommandFailure(.unreadableInput, path: previous, "the previous package has no readable ContentInfo.plist")
                 }
                 context.previous = asPrevious
             }
             let bar = ProgressBar(enabled: !output.json && !output.quiet)
             var reports: [PackageReport] = []
-            var status: Int32 = 0
             for path in paths {
                 let report: PackageReport
                 do {
                     // Contents are compared only against a previous package; otherwise the container's
                     // own checksums are verified by reading, and hashing again would be wasted.
-                    let check = try PackageCheck.run(path, context: context, digests: context.previous?.payloadDigests != nil) { bar.update($0, of: $1) }
+                    let check = try PackageCheck.run(path, context: context, digests: context.previous?.payloadDigests != nil,
+                                                     cancellation: cancellation) { bar.update($0, of: $1) }
                     report = PackageReport(check, strict: strict)
-                } catch let error as ReadError {
+                } catch let error as any DiagnosableError {
                     // Listed all the same: a script reading `valid` must not pass over it.
-                    let failure = CommandFailure(error)
-                    status = max(status, failure.status)
-                    report = PackageReport(unchecked: path, diagnostics: [failure.diagnostic])
+                    report = PackageReport(unchecked: path, diagnostics: [error.diagnostic])
                 }
                 bar.finish()
                 reports.append(report)
-                if !report.valid { status = max(status, 1) }
+                // Said as each package is done: a long run shows its findings as it goes.
                 if !output.json {
-                    Console.print(report.diagnostics, quiet: output.quiet)
-                    if !output.quiet { Console.out(summary(report)) }
+                    Console.print(report.diagnostics, file: path, several: paths.count > 1, quiet: output.quiet)
+                    if !output.quiet { Console.out(PackageSummary.line(report, strict: strict)) }
                 }
             }
-            if output.json { Console.json(ValidationReport(packages: reports)) }
-            if status != 0 { throw ExitCode(status) }
+            return ValidationReport(packages: reports)
         }
+
+        func printText(_ report: ValidationReport, _ output: OutputOptions) {}
 
         func report(for failure: Diagnostic) -> ValidationReport {
             ValidationReport(packages: paths.map { PackageReport(unchecked: $0, diagnostics: []) }, diagnostics: [failure])
-        }
-
-        private func summary(_ report: PackageReport) -> String {
-            var facts: [String] = []
-            if report.productIdentifier != nil || report.contentVersion != nil {
-                facts.append("\(report.productIdentifier ?? "?") \(report.contentVersion ?? "?")")
-            }
-            if let format = report.format {
-                facts.append(format.rawValue + (report.wrapper.map { " wrapped in \($0)/" } ?? ""))
-                facts.append("\(Console.count(report.fileCount, "file")), \(report.payloadBytes) bytes")
-            }
-            let head = "\(report.path): \(report.valid ? "valid" : "INVALID") — "
-            let tally = Console.tally(report.diagnostics)
-            return head + (facts.isEmpty ? tally : facts.joined(separator: ", ") + "; " + tally)
         }
     }
 }

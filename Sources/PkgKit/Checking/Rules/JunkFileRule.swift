@@ -18,7 +18,7 @@ public struct JunkFileRule: Rule {
     }
 
     /// True when the path is junk or lies inside a junk folder. Compared as bytes: create asks it
-    /// of every file, and splitting each path into strings was an eighth of a 100,000-file create.
+    /// of every file, and splitting each path into strings would cost more than the test itself.
     public static func isJunk(_ path: ArchivePath) -> Bool {
         if isJunkItself(path) { return true }
         return path.bytes.split(separator: UInt8(ascii: "/")).dropLast().contains { isJunkFolder($0) }

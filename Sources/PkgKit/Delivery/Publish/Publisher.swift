@@ -195,7 +195,7 @@ public struct Publisher: Sendable {
     /// interrupted before its catalog) is kept; one with other bytes was never in a catalog
     /// and is replaced. Returns whether anything was written.
     private func copy(_ candidate: PublishCandidate) throws -> Bool {
-        try makeFolders(destination + "/" + candidate.productIdentifier)
+        try makeOutputFolders(destination + "/" + candidate.productIdentifier)
         let target = destination + "/" + candidate.entry.url
         if FileManager.default.fileExists(atPath: target),
            let there = try? PackageDigest.compute(target, xar: false), there.sha256 == candidate.entry.sha256 {
@@ -230,7 +230,7 @@ public struct Publisher: Sendable {
     /// Opens (and with `create`, makes, with its missing parents) the destination and locks
     /// it; nil when it does not exist.
     private func openDestination(create: Bool) throws -> Int32? {
-        if create { try makeFolders(destination) }
+        if create { try makeOutputFolders(destination) }
         let fd = open(destination, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {
             // Not there, or a file stands in the way: makeFolders says which, if it goes ahead.

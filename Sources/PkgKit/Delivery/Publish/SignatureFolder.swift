@@ -33,7 +33,7 @@ struct SignatureFolder: Sendable {
     func write(_ files: [(digest: String, contents: Data)]) throws(PublishError) -> [String] {
         var written: [String] = []
         for file in files where try read(file.digest) != file.contents {
-            try makeFolders(path)
+            try makeOutputFolders(path)
             try PublishedFile.write(file.contents, to: filePath(file.digest))
             written.append(file.digest)
         }
@@ -48,7 +48,7 @@ struct SignatureFolder: Sendable {
         let before = try PublishedFile.read(recordPath, limit: 1 << 20)
         let (history, removed) = SignatureHistory(recorded: before).updated(present: try present(), written: written, current: current)
         guard history.contents != (before ?? Data()) else { return (false, removed) }
-        try makeFolders(path)
+        try makeOutputFolders(path)
         try PublishedFile.write(history.contents, to: recordPath)
         return (true, removed)
     }

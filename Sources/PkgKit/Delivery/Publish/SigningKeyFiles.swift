@@ -56,7 +56,7 @@ public struct SigningKeyFiles: Sendable {
             throw .refused(path: publicKeyPath, "exists without its private key \(privateKeyPath): a new key would not match it; remove it or choose another NAME")
         }
         do {
-            try makeFolders(AtomicFile.directory(of: privateKeyPath))
+            try makeOutputFolders(AtomicFile.directory(of: privateKeyPath))
         } catch {
             throw .io(path: error.path, error.reason)
         }

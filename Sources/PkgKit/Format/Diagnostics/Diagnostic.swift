@@ -15,8 +15,9 @@ public struct Diagnostic: Codable, Sendable, Equatable, Hashable {
     public var code: DiagnosticCode
     /// `error` or `warning`.
     public var severity: Severity
-    /// The archive path the finding concerns, or nil for the package as a whole.
-    public var path: String?
+    /// The archive path the finding concerns (for a failure, the file that could not be read or
+    /// written), or nil for the package as a whole.
+    @Nullable public var path: String?
     /// What is wrong and what to do about it.
     public var message: String
 
@@ -26,17 +27,6 @@ public struct Diagnostic: Codable, Sendable, Equatable, Hashable {
         self.severity = severity ?? code.defaultSeverity
         self.path = path
         self.message = message
-    }
-
-    enum CodingKeys: String, CodingKey { case code, severity, path, message }
-
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(code, forKey: .code)
-        try c.encode(severity, forKey: .severity)
-        // Absent values are `null` in every JSON shape, never a missing key.
-        try c.encode(path, forKey: .path)
-        try c.encode(message, forKey: .message)
     }
 }
 

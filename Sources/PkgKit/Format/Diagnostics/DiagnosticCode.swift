@@ -48,6 +48,13 @@ public enum DiagnosticCode: String, Codable, Sendable, CaseIterable {
     public static let notFromRules: Set<DiagnosticCode> = [.unreadableInput, .ioError, .unknownProduct, .badSignature, .invalidCatalog, .installedNewer,
                                                                  .assetPackIDCollision]
 
+    /// Whether an error with this code is a refusal (the input was judged: exit 1) or a failure
+    /// (the work could not be done: an input that cannot be read, a destination that cannot be
+    /// written; exit 2).
+    public var disposition: ErrorDisposition {
+        self == .unreadableInput || self == .ioError ? .failed : .refused
+    }
+
     /// The severity SPEC section 2 gives this code.
     public var defaultSeverity: Severity {
         switch self {

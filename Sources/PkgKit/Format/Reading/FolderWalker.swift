@@ -75,7 +75,7 @@ public enum FolderWalker {
 
     /// The names in a folder, without `.` and `..`, sorted bytewise, each with its `lstat`.
     /// The stat is taken relative to the open folder (`fstatat`): by absolute path, the kernel
-    /// walked the whole path again for each of 100,000 files (17% of such a create).
+    /// would walk the whole path again for every file.
     static func entries(in directory: [UInt8]) throws -> [(name: [UInt8], info: stat)] {
         guard let handle = directory.withCString({ opendir($0) }) else {
             throw ReadError.io(path: String(decoding: directory, as: UTF8.self), errnoText())

@@ -57,6 +57,7 @@ public enum PackageOpener {
         let support = ArchiveSupportRegistry.current
         do {
             if container == .xar {
+                if let problem = xarTruncation(head: head, fileSize: facts.archiveBytes ?? 0) { return unreadable(problem, format: .xar) }
                 switch try XarReader.open(path: path, limits: limits, memo: memo) {
                 case .reader(let native):
                     return try openXar(native, facts: facts, support: support)
@@ -91,8 +92,29 @@ public enum PackageOpener {
             }
             return Opened(reader: PeekedReader(reader, first: first), facts: facts)
         } catch let error as ReadError {
-            return Opened(reader: PeekedReader(reader, failure: error), facts: facts)
+            if reader is XarReader { return Opened(reader: PeekedReader(reader, failure: error), facts: facts) }
+            // libarchive, given a xar whose table of contents pkgtool's own reader could not read,
+            // fails on it too, with a raw XML parser message and no format of its own yet: the
+            // container is a xar (its signature says so), and damaged.
+            if case .io = error { throw error }
+            facts.format = .xar
+            facts.readFailures.append(Diagnostic(error.code, path: error.diagnostic.path,
+                "the package is damaged: its table of contents cannot be read (truncated or corrupt); make it again"))
+            return Opened(reader: EmptyReader(), facts: facts)
         }
+    }
+
+    /// Why a xar whose first bytes are `head` cannot be whole in a file of `fileSize` bytes: the
+    /// file ends inside the header or the table of contents the header declares; nil otherwise.
+    /// The same words as `ContainerExtent`'s, so that every command describes a cut package alike.
+    static func xarTruncation(head: [UInt8], fileSize: Int64) -> String? {
+        guard head.count >= 16 else { return "the package is truncated: it ends inside its header" }
+        let headerSize = Int64(head[4]) << 8 | Int64(head[5])
+        let tocLength = head[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        guard tocLength < UInt64(Int64.max - headerSize) else { return nil }
+        let needed = headerSize + Int64(tocLength)
+        guard fileSize < needed else { return nil }
+        return "the package is truncated: it ends inside its table of contents (\(fileSize) bytes; its header declares at least \(needed))"
     }
 
     /// The first bytes of the file, enough to recognise any container.

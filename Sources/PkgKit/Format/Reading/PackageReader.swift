@@ -68,8 +68,9 @@ extension PackageReader {
     public var expectedEntryCount: Int? { nil }
 }
 
-/// Why reading failed. Each case maps to a diagnostic code or to exit status 2.
-public enum ReadError: Error, Sendable, Equatable {
+/// Why reading failed: the input could not be read (a failure), or the package breaks off in a
+/// way its reader reports (a refusal, with the rule's code).
+public enum ReadError: DiagnosableError, Sendable, Equatable {
     /// Not an archive of a known format, truncated or corrupt (`unreadable-archive`).
     case unreadable(path: String?, String)
     /// A table-of-contents or file checksum did not match (`checksum-mismatch`).
@@ -92,6 +93,10 @@ extension ReadError: CustomStringConvertible {
         case .duplicateEntry: return .duplicateEntry
         }
     }
+
+    /// A failure when the system refused to read the input; a refusal when the package itself
+    /// is damaged.
+    public var disposition: ErrorDisposition { code.disposition }
 
     /// The failure as a diagnostic on the path concerned.
     public var diagnostic: Diagnostic {

@@ -3,30 +3,43 @@
 /// package root. A zip made by Finder or `zip -r` of a content folder, or an installer Payload
 /// that wraps the content in a folder named after the Xcode target, then reads like the bare
 /// layout, in every reader at once: the opener hands the scanner an `UnwrappingReader`.
+///
+/// Finder's "Compress" also puts a top-level `__MACOSX/` of AppleDouble (`._*`) files beside the
+/// folder: it does not count against the one folder, and the unwrapped package shows it as one
+/// `__MACOSX` folder entry, with nothing inside (one `junk-file` warning; nothing installed).
 enum WrappingFolder {
-    /// The folder `first` (a package's first entry) may be the wrapper of, or nil when the first
-    /// entry already rules one out (ContentInfo.plist, Contents, a file at the root, an unsafe name).
-    static func candidate(startingWith first: ArchiveEntry) -> [UInt8]? {
-        guard let top = first.path.components.first.map(Array.init), !top.isEmpty,
-              top != Array(ContentInfo.fileName.utf8), top != Array("Contents".utf8),
-              top != [UInt8(ascii: ".")], top != [UInt8(ascii: "."), UInt8(ascii: ".")],
-              PathSafety.problem(with: top) == nil else { return nil }
+    /// The folder of AppleDouble files Finder adds beside what it compresses.
+    static let appleDoubleFolder = Array("__MACOSX".utf8)
+
+    /// True when `first` (a package's first entry) leaves a wrapping folder possible: it lies in
+    /// a folder other than ContentInfo.plist, Contents or an unsafe name (or in `__MACOSX/`).
+    static func mayBeWrapped(startingWith first: ArchiveEntry) -> Bool {
+        guard let top = first.path.components.first.map(Array.init) else { return false }
+        if top == appleDoubleFolder { return true }
         // A single-component entry is the folder itself, or a file beside it.
-        if first.path.bytes.count == top.count && first.kind != .directory { return nil }
-        return top
+        if first.path.bytes.count == top.count && first.kind != .directory { return false }
+        return isCandidate(top)
     }
 
-    /// True when every entry `listing` yields lies in `folder` and `folder/ContentInfo.plist` is
-    /// a file. Only headers are read. A read failure ends the listing: what was seen decides, and
-    /// the package's own pass reports the failure.
-    static func wraps(_ folder: [UInt8], listing: any PackageReader) -> Bool {
+    /// The wrapping folder of the package `listing` yields: the one top-level folder (besides
+    /// `__MACOSX`) that every entry lies in, when it holds `ContentInfo.plist` as a file; nil
+    /// otherwise. Only headers are read. A read failure ends the listing: what was seen decides,
+    /// and the package's own pass reports the failure.
+    static func wrapper(listing: any PackageReader) -> [UInt8]? {
+        var folder: [UInt8]?
         var holdsContentInfo = false
         while let entry = try? listing.nextEntry() {
             if entry.path.isRoot { continue }
-            guard let inner = entry.path.inside(folder) else { return false }
+            if entry.path.inside(appleDoubleFolder) != nil { continue }
+            guard let top = entry.path.components.first.map(Array.init) else { return nil }
+            if folder == nil {
+                guard isCandidate(top), entry.path.bytes.count > top.count || entry.kind == .directory else { return nil }
+                folder = top
+            }
+            guard let folder, let inner = entry.path.inside(folder) else { return nil }
             if inner.string == ContentInfo.fileName && entry.kind == .file { holdsContentInfo = true }
         }
-        return holdsContentInfo
+        return holdsContentInfo ? folder : nil
     }
 
     /// `reader` read from its wrapping folder when it has one, with the folder's name; else
@@ -44,9 +57,17 @@ enum WrappingFolder {
             return (reader, nil)
         }
         let peeked = PeekedReader(reader, first: first)
-        guard let folder = candidate(startingWith: first),
-              let listing = try? reopen(), wraps(folder, listing: listing) else { return (peeked, nil) }
+        guard mayBeWrapped(startingWith: first), let listing = try? reopen(), let folder = wrapper(listing: listing) else {
+            return (peeked, nil)
+        }
         return (UnwrappingReader(peeked, folder: folder), String(decoding: folder, as: UTF8.self))
+    }
+
+    /// True when a top-level name may be a wrapping folder's.
+    private static func isCandidate(_ top: [UInt8]) -> Bool {
+        !top.isEmpty && top != Array(ContentInfo.fileName.utf8) && top != Array("Contents".utf8)
+            && top != [UInt8(ascii: ".")] && top != [UInt8(ascii: "."), UInt8(ascii: ".")] && top != appleDoubleFolder
+            && PathSafety.problem(with: top) == nil
     }
 }
 
@@ -58,6 +79,8 @@ final class UnwrappingReader: PackageReader {
     private let folder: [UInt8]
     /// The folder as paths in read errors show it, with the slash after it.
     private let shownPrefix: String
+    /// Whether the `__MACOSX` folder entry was handed out already.
+    private var showedAppleDouble = false
 
     init(_ inner: any PackageReader, folder: [UInt8]) {
         self.inner = inner
@@ -71,11 +94,19 @@ final class UnwrappingReader: PackageReader {
     var declaredSHA1: String? { inner.declaredSHA1 }
 
     func nextEntry() throws -> ArchiveEntry? {
-        guard var entry = try relative({ try inner.nextEntry() }) else { return nil }
-        // Confirmed by the listing pass; an entry that changed since keeps its own path.
-        if let path = entry.path.inside(folder) { entry.path = path }
-        if let target = entry.hardlinkTarget?.inside(folder) { entry.hardlinkTarget = target }
-        return entry
+        while var entry = try relative({ try inner.nextEntry() }) {
+            if entry.path.inside(WrappingFolder.appleDoubleFolder) != nil {
+                // Finder's AppleDouble files: one folder entry stands for them all.
+                guard !showedAppleDouble else { continue }
+                showedAppleDouble = true
+                return ArchiveEntry(path: ArchivePath(raw: WrappingFolder.appleDoubleFolder), kind: .directory, mode: 0o755)
+            }
+            // Confirmed by the listing pass; an entry that changed since keeps its own path.
+            if let path = entry.path.inside(folder) { entry.path = path }
+            if let target = entry.hardlinkTarget?.inside(folder) { entry.hardlinkTarget = target }
+            return entry
+        }
+        return nil
     }
 
     func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {

@@ -1,0 +1,153 @@
+import Foundation
+import Testing
+import TestSupport
+
+/// `make build`, `make test`, `make demo` and `make deps` as a developer sees them (issue 21,
+/// items 17 and 18): quiet, saying what they do, and leaving the machine as they found it. The
+/// scripts run here against stand-ins for `swift`, `apt-get` and the service tools, so what
+/// they print and call is checked without building or installing anything.
+@Suite struct BuildScriptTests {
+    static let root = CommandRunner.packageRoot.path
+
+    /// Writes an executable shell script `name` with `body` into `folder` of `scratch`.
+    @discardableResult
+    private static func stub(_ scratch: Scratch, _ name: String, in folder: String = "bin", _ body: String) throws -> String {
+        try scratch.write("\(folder)/\(name)", "#!/bin/sh\n" + body + "\n", mode: 0o755)
+    }
+
+    /// Runs `script` with `arguments` and extra `environment`, from the repository root.
+    private static func run(_ script: String, _ arguments: [String], environment: [String: String] = [:]) throws -> CommandResult {
+        try CommandRunner.run("/bin/bash", [root + "/scripts/" + script] + arguments, in: CommandRunner.packageRoot, environment: environment)
+    }
+
+    /// A build says what it builds, says how long a first build takes only when there is no
+    /// build yet, and shows neither SwiftPM's fetch lines nor the static linker's mktemp warning;
+    /// the compiler's own messages and a failure still show.
+    @Test func aBuildIsQuietAndSaysWhatItDoes() throws {
+        let s = try Scratch()
+        let swift = try Self.stub(s, "swift", """
+            if [ "$1" = package ]; then
+                echo "Fetching https://github.com/apple/swift-crypto from cache"
+                echo "Computed https://github.com/apple/swift-crypto at 3.12.3 (0.70s)"
+                exit 0
+            fi
+            echo "/usr/bin/ld.gold: warning: the use of \\`mktemp' is dangerous, better use \\`mkstemp'" >&2
+            echo "Sources/pkgtool/X.swift:1:1: warning: a compiler warning" >&2
+            exit "${FAKE_STATUS:-0}"
+            """)
+        let logs = ["BUILD_LOGS": s.path("logs")]
+        let first = try Self.run("swift-build.sh", ["pkgtool (release)", s.path("no-build-yet"), "10", "--", swift, "build", "-q"], environment: logs)
+        #expect(first.status == 0, "\(first.stderr)")
+        let firstLines = (first.stdout + first.stderr).split(separator: "\n").map(String.init)
+        #expect(firstLines.first == "==> Building pkgtool (release). A first build also compiles swift-crypto, swift-argument-parser and", "\(firstLines)")
+        #expect(firstLines.contains { $0.contains("about 10 minutes") })
+        #expect(!firstLines.contains { $0.contains("Fetching") || $0.contains("Computed") || $0.contains("mktemp") }, "\(firstLines)")
+        #expect(firstLines.contains { $0.contains("a compiler warning") })
+        #expect(s.text("logs/resolve.log")?.contains("Fetching") == true)
+
+        let built = try s.write("built", "a binary")
+        let again = try Self.run("swift-build.sh", ["pkgtool (release)", built, "10", "--", swift, "build", "-q"], environment: logs)
+        #expect(again.stdout.split(separator: "\n").first == "==> Building pkgtool (release)")
+        #expect(!again.stdout.contains("first build"), "\(again.stdout)")
+
+        let failed = try Self.run("swift-build.sh", ["pkgtool (release)", built, "10", "--", swift, "build", "-q"],
+                                  environment: logs.merging(["FAKE_STATUS": "1"]) { $1 })
+        #expect(failed.status == 1)
+        #expect((failed.stdout + failed.stderr).contains("a compiler warning"))
+    }
+
+    /// A pass of the suite prints what it runs and one summary line, not a line per test; a
+    /// failing pass shows the failing tests and where the whole log is.
+    @Test func aTestPassIsSummarised() throws {
+        let s = try Scratch()
+        let swift = try Self.stub(s, "swift", """
+            for i in $(seq 1 300); do echo "◇ Test t$i() started."; echo "✔ Test t$i() passed after 0.001 seconds."; done
+            if [ -n "$FAKE_FAIL" ]; then
+                echo "✘ Test broken() recorded an issue at X.swift:3:5: Expectation failed: 1 == 2"
+                echo "✘ Test run with 301 tests in 3 suites failed after 1.0 seconds with 1 issue."
+                exit 1
+            fi
+            echo "✔ Test run with 300 tests in 3 suites passed after 1.0 seconds."
+            """)
+        let logs = ["BUILD_LOGS": s.path("logs")]
+        let passed = try Self.run("run-tests.sh", ["1-main", "Running the suite", "--", swift, "test"], environment: logs)
+        #expect(passed.status == 0)
+        let lines = passed.stdout.split(separator: "\n")
+        #expect(lines.count == 2, "\(passed.stdout)")
+        #expect(lines.first == "==> Running the suite")
+        #expect(lines.last?.contains("Test run with 300 tests in 3 suites passed") == true, "\(passed.stdout)")
+        #expect(s.text("logs/test-1-main.log")?.contains("✔ Test t300() passed") == true)
+
+        let failed = try Self.run("run-tests.sh", ["1-main", "Running the suite", "--", swift, "test"],
+                                  environment: logs.merging(["FAKE_FAIL": "1"]) { $1 })
+        #expect(failed.status == 1)
+        #expect(failed.stderr.contains("✘ Test broken() recorded an issue"), "\(failed.stderr)")
+        #expect(failed.stderr.contains(s.path("logs/test-1-main.log")))
+        #expect(!failed.stderr.contains("✔ Test t1()"), "the passing tests are listed too")
+    }
+
+    /// `make test` and `make build` run through these scripts, quietly.
+    @Test(arguments: ["test", "build", "demo"])
+    func makeTargetsBuildThroughTheQuietScripts(target: String) throws {
+        let plan = try CommandRunner.run("/usr/bin/make", ["-n", "--no-print-directory", "-C", Self.root, target])
+        #expect(plan.status == 0, "\(plan.stderr)")
+        for line in plan.stdout.split(separator: "\n") where line.contains("swift build") || line.contains("swift test") {
+            #expect(line.contains(" -q") || line.contains("--skip-build"), "a noisy build: \(line)")
+        }
+        let commands = plan.stdout.replacingOccurrences(of: "\\\n", with: " ")
+        for line in commands.split(separator: "\n") where line.contains(" build ") && line.contains("swift") && !line.contains("man.log") {
+            #expect(line.contains("scripts/swift-build.sh"), "a build that does not say what it does: \(line)")
+        }
+        for line in commands.split(separator: "\n") where line.contains("swift test") {
+            #expect(line.contains("scripts/run-tests.sh"), "a test pass printed line by line: \(line)")
+        }
+    }
+
+    /// Stand-ins for Debian's package tools: every package is installed but those in $MISSING;
+    /// `apt-get` and the service tools only write down how they were called.
+    private func debianStandIns(_ s: Scratch) throws -> [String: String] {
+        try Self.stub(s, "dpkg-query", """
+            for name in $MISSING; do [ "$name" = "$3" ] && exit 1; done
+            echo "install ok installed"
+            """)
+        try Self.stub(s, "id", "echo 0")
+        for tool in ["apt-get", "deb-systemd-helper", "systemctl", "update-rc.d"] {
+            try Self.stub(s, tool, "echo \"\(tool) $*\" >> \"\(s.path("calls"))\"")
+        }
+        return ["PATH": s.path("bin") + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "/usr/bin:/bin"),
+                "POLICY_RC_D": s.path("policy-rc.d"), "DEPS_LOGS": s.path("logs")]
+    }
+
+    /// nginx is for the tests only: `make demo`'s dependencies leave it out, `make test`'s install
+    /// it with its service disabled, and an nginx already there is left as it is (issue 21, item
+    /// 18: `make deps` left Debian's nginx service enabled, serving port 80 after the next boot).
+    @Test func nginxOnlyForTestsWithItsServiceDisabled() throws {
+        let s = try Scratch()
+        var environment = try debianStandIns(s)
+        environment["MISSING"] = "nginx zip libarchive-dev"
+        let build = try Self.run("deps.sh", ["build"], environment: environment)
+        #expect(build.status == 0, "\(build.stderr)")
+        #expect(s.text("calls")?.contains("apt-get install -y --no-install-recommends libarchive-dev\n") == true, "\(s.text("calls") ?? "")")
+        #expect(s.text("calls")?.contains("nginx") == false)
+        #expect(build.stdout.split(separator: "\n").count == 1, "apt's output shows: \(build.stdout)")
+
+        try FileManager.default.removeItem(atPath: s.path("calls"))
+        let test = try Self.run("deps.sh", ["test"], environment: environment)
+        #expect(test.status == 0, "\(test.stderr)")
+        let calls = s.text("calls") ?? ""
+        #expect(calls.contains("apt-get install -y --no-install-recommends libarchive-dev zip nginx"), "\(calls)")
+        #expect(calls.contains("deb-systemd-helper disable nginx.service"), "\(calls)")
+        #expect(calls.contains("systemctl disable --quiet nginx.service"), "\(calls)")
+        #expect(!exists(s.path("policy-rc.d")), "the policy that kept services from starting was left behind")
+
+        try FileManager.default.removeItem(atPath: s.path("calls"))
+        environment["MISSING"] = "zip"
+        #expect(try Self.run("deps.sh", ["test"], environment: environment).status == 0)
+        #expect(s.text("calls")?.contains("disable") == false, "an nginx that was already there was disabled")
+
+        let demo = try CommandRunner.run("/usr/bin/make", ["-n", "--no-print-directory", "-C", Self.root, "demo"]).stdout
+        let tests = try CommandRunner.run("/usr/bin/make", ["-n", "--no-print-directory", "-C", Self.root, "test"]).stdout
+        #expect(demo.contains("scripts/deps.sh build") && !demo.contains("scripts/deps.sh test"), "\(demo)")
+        #expect(tests.contains("scripts/deps.sh test"), "\(tests)")
+    }
+}
