@@ -69,6 +69,8 @@ let package = Package(
                 "PkgKit", "PkgKitArchive", "CSyscalls",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ]),
+        // `bench/transport.sh`: one download through one of PkgKit's HTTP transports.
+        .executableTarget(name: "transportbench", dependencies: ["PkgKit"], path: "bench/transportbench"),
         // libFuzzer harness over readers + rules (`make fuzz`); a plain build replays inputs.
         .executableTarget(name: "pkgfuzz", dependencies: ["PkgKit", "PkgKitArchive"]),
         // What every test target shares: scratch folders, running the built binary, crafting xar.

@@ -1,0 +1,169 @@
+#!/usr/bin/env bash
+# Which HTTP client sync uses on Linux, by measurement (issue 19): AsyncHTTPClient (SwiftNIO)
+# against FoundationNetworking's URLSession, each behind PkgKit's transport protocol and read the
+# way sync reads a body (bench/transportbench), beside curl on the same data.
+#
+#   bench/transport.sh       writes bench/TRANSPORT.md
+#
+# 1. Throughput and peak RSS: a 256 MiB file from nginx on loopback, written to disk; curl -o,
+#    AsyncHTTPClient, URLSession interleaved, median of BENCH_RUNS (default 5).
+# 2. A slow reader (2 ms per chunk, a disk that cannot keep up) on a 64 MiB file: peak RSS says
+#    whether the client holds the server back or piles the body up in memory.
+# 3. Issue 19's repro: a package, then 6 MB of zeros with no Content-Length (HTTP/1.0), from a
+#    server that behaves like a broken proxy: does the download end by itself, and how fast?
+#    With PKGTOOL_OLD set (a pkgtool built before this change), its sync is run too, stopped
+#    with SIGTERM after 60 s and SIGKILL 10 s later if it does not end.
+set -uo pipefail
+
+BENCH_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd -P)
+ROOT=$(cd "$BENCH_DIR/.." && pwd -P)
+WORK=$BENCH_DIR/work/transport
+RUNS=${BENCH_RUNS:-5}
+PY=${PYTHON:-python3}
+TB=${TRANSPORTBENCH:-$ROOT/.build/release/transportbench}
+PKGTOOL=${PKGTOOL:-$ROOT/.build/release/pkgtool}
+OLD=${PKGTOOL_OLD:-}
+OUT=$BENCH_DIR/TRANSPORT.md
+
+die() { echo "bench transport: $*" >&2; exit 2; }
+for t in nginx curl "$PY"; do command -v "$t" >/dev/null || [ -x "/usr/sbin/$t" ] || die "$t is required"; done
+[ -x "$TB" ] || die "$TB not found: swift build -c release --product transportbench"
+[ -x "$PKGTOOL" ] || die "$PKGTOOL not found: make build first"
+
+mkdir -p "$WORK/site" "$WORK/out"
+[ -s "$WORK/site/big.bin" ] || head -c $((256 << 20)) /dev/urandom > "$WORK/site/big.bin"
+[ -s "$WORK/site/mid.bin" ] || head -c $((64 << 20)) /dev/urandom > "$WORK/site/mid.bin"
+
+PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
+NG=$WORK/nginx; mkdir -p "$NG/tmp" "$NG/logs"
+cat > "$NG/nginx.conf" <<CONF
+daemon on;
+worker_processes 1;
+pid $NG/nginx.pid;
+error_log $NG/logs/error.log;
+$( [ "$(id -u)" = 0 ] && echo "user root;" )
+events { worker_connections 64; }
+http {
+    access_log off;
+    client_body_temp_path $NG/tmp/body; proxy_temp_path $NG/tmp/proxy; fastcgi_temp_path $NG/tmp/fastcgi;
+    uwsgi_temp_path $NG/tmp/uwsgi; scgi_temp_path $NG/tmp/scgi;
+    sendfile on;
+    server { listen 127.0.0.1:$PORT; root $WORK/site; location / { } }
+}
+CONF
+NGINX=$(command -v nginx || echo /usr/sbin/nginx)
+"$NGINX" -c "$NG/nginx.conf" -p "$NG" || die "nginx did not start"
+REPRO_PID=
+cleanup() {
+    kill "$(cat "$NG/nginx.pid" 2>/dev/null)" 2>/dev/null
+    [ -z "$REPRO_PID" ] || kill "$REPRO_PID" 2>/dev/null
+    rm -rf "$WORK/out" "$WORK/docs-"*
+}
+trap cleanup EXIT
+BASE=http://127.0.0.1:$PORT
+
+timeit() { "$PY" -S -I "$BENCH_DIR/timeit.py" --timeout 600 -- "$@"; }
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+# 1. Throughput.
+declare -A WALL RSS
+ways=(curl asynchttpclient urlsession)
+big=$((256 << 20))
+run_way() {
+    case $1 in
+        curl) timeit curl -s -o "$WORK/out/big" "$BASE/big.bin" ;;
+        *) timeit "$TB" "$1" "$BASE/big.bin" "$WORK/out/big" "$big" ;;
+    esac
+}
+for way in "${ways[@]}"; do run_way "$way" >/dev/null; done   # warm-up
+for ((run = 1; run <= RUNS; run++)); do
+    for way in "${ways[@]}"; do
+        read -r wall rss code < <(run_way "$way")
+        [ "$code" = 0 ] || die "$way failed (exit $code)"
+        WALL[$way]+="$wall "
+        [ "${RSS[$way]:-0}" -gt "$rss" ] || RSS[$way]=$rss
+    done
+    echo "throughput run $run/$RUNS" >&2
+done
+
+# 2. A slow reader.
+declare -A SLOW
+mid=$((64 << 20))
+for way in asynchttpclient urlsession; do
+    read -r wall rss code < <(timeit "$TB" "$way" "$BASE/mid.bin" "$WORK/out/mid" "$mid" --slow-reader 2)
+    SLOW[$way]="$wall $rss $code"
+done
+
+# 3. The repro.
+mkdir -p "$WORK/repro/src/Contents"
+[ -s "$WORK/repro/src/Contents/data.bin" ] || head -c $((10 << 20)) /dev/urandom > "$WORK/repro/src/Contents/data.bin"
+"$PKGTOOL" create "$WORK/repro/src" --product-id com.example.book --content-version 1.0 -o "$WORK/repro/p.pkg" --quiet \
+    || die "create failed"
+rm -rf "$WORK/repro/site"
+"$PKGTOOL" publish "$WORK/repro/p.pkg" --to "$WORK/repro/site" --quiet || die "publish failed"
+exec 3< <("$PY" "$BENCH_DIR/overlong_server.py" "$WORK/repro/site" $((6 << 20)))
+REPRO_PID=$!
+read -r RPORT <&3
+RBASE=http://127.0.0.1:$RPORT
+PKGSIZE=$(stat -c %s "$WORK/repro/p.pkg")
+declare -A REPRO
+for way in asynchttpclient urlsession; do
+    start=$(date +%s.%N)
+    result=$(timeout -s KILL 70 "$TB" "$way" "$RBASE/com.example.book/1.0.pkg" "$WORK/out/repro" "$PKGSIZE" --timeout 30)
+    code=$?
+    REPRO[$way]="$(echo "$(date +%s.%N) - $start" | bc) $code ${result%% *}"
+done
+sync_repro() { # pkgtool: SIGTERM after 60 s, SIGKILL 10 s later; prints "seconds exit"
+    local docs=$WORK/docs-$RANDOM$RANDOM start
+    start=$(date +%s.%N)
+    timeout -s TERM -k 10 60 "$1" sync "$RBASE/catalog.json" --documents "$docs" --product com.example.book >/dev/null 2>&1
+    echo "$(echo "$(date +%s.%N) - $start" | bc) $?"
+}
+REPRO[pkgtool]=$(sync_repro "$PKGTOOL")
+[ -z "$OLD" ] || REPRO[old]=$(sync_repro "$OLD")
+
+{
+    echo "# HTTP client on Linux: measured (issue 19)"
+    echo
+    echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC'); machine: $(nproc) CPUs, $(uname -sr); loopback, nginx $("$NGINX" -v 2>&1 | sed 's/.*\///')"
+    echo "- curl: $(curl --version | head -1 | cut -d' ' -f1-2); transportbench: PkgKit's transports read as sync reads a body (idle timeout, bound, back-pressure)"
+    echo "- pkgtool: repository at $(git -C "$ROOT" rev-parse --short HEAD)"
+    echo
+    echo "## Throughput: 256 MiB to disk, median of $RUNS (interleaved, after a warm-up)"
+    echo
+    echo "| client | wall s | runs | ratio to curl | MB/s | peak RSS MiB |"
+    echo "|---|---:|---|---:|---:|---:|"
+    cm=$(printf '%s\n' ${WALL[curl]} | median)
+    for way in "${ways[@]}"; do
+        m=$(printf '%s\n' ${WALL[$way]} | median)
+        printf '| %s | %.3f | %s | %.2f | %.0f | %.1f |\n' "$way" "$m" "${WALL[$way]% }" "$(echo "$m / $cm" | bc -l)" \
+            "$(echo "$big / 1000000 / $m" | bc -l)" "$(echo "${RSS[$way]} / 1024" | bc -l)"
+    done
+    echo
+    echo "## A slow reader (2 ms per chunk), 64 MiB"
+    echo
+    echo "| client | wall s | peak RSS MiB | exit |"
+    echo "|---|---:|---:|---:|"
+    for way in asynchttpclient urlsession; do
+        read -r wall rss code <<<"${SLOW[$way]}"
+        printf '| %s | %.1f | %.1f | %s |\n' "$way" "$wall" "$(echo "$rss / 1024" | bc -l)" "$code"
+    done
+    echo
+    echo "## Issue 19's repro: a $PKGSIZE-byte package, then 6 MB of zeros, no Content-Length"
+    echo
+    echo "| client | ended after s | exit | outcome |"
+    echo "|---|---:|---:|---|"
+    for way in asynchttpclient urlsession; do
+        read -r secs code outcome <<<"${REPRO[$way]}"
+        printf '| transportbench %s | %.2f | %s | %s |\n' "$way" "$secs" "$code" "$outcome"
+    done
+    read -r secs code <<<"${REPRO[pkgtool]}"
+    printf '| pkgtool sync (this build) | %.2f | %s | %s |\n' "$secs" "$code" "$([ "$code" = 1 ] && echo refused at once || echo "exit $code")"
+    if [ -n "$OLD" ]; then
+        read -r secs code <<<"${REPRO[old]}"
+        printf '| pkgtool sync (%s) | %.2f | %s | %s |\n' "$(basename "$(dirname "$(dirname "$OLD")")")" "$secs" "$code" \
+            "$([ "$code" = 137 ] && echo "hung; SIGTERM ignored, ended by SIGKILL" || echo "exit $code")"
+    fi
+} > "$OUT.tmp"
+mv "$OUT.tmp" "$OUT"
+cat "$OUT"
