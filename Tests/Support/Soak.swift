@@ -316,9 +316,10 @@ struct SoakRun {
                 observation.signal = (signal.name, now.timeIntervalSince(child.startedAt))
                 if signal.number == SIGKILL { killedAt = now }
             }
-            if let sent, sent.name == "SIGTERM", now.timeIntervalSince(sent.at) > 6 {
-                // sync's own last resort ends it 5 s after the first signal.
-                observation.forced = "still running 6 s after SIGTERM"
+            if let sent, sent.name == "SIGTERM", now.timeIntervalSince(sent.at) > 10 {
+                // Past sync's own last resort (it exits 5 s after the first signal), so that a
+                // late end and no end at all are told apart.
+                observation.forced = "still running 10 s after SIGTERM"
             } else if sent == nil, now > bound {
                 observation.forced = String(format: "still running after its bound of %.1f s", setting.bound)
             }
