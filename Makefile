@@ -65,6 +65,7 @@ help:
 	@echo "  clean        remove .build and build/"
 	@echo "  bench        build, then run bench/run.sh (pkgtool vs bsdtar)"
 	@echo "  fuzz         run scripts/fuzz.sh"
+	@echo "  soak         chaos soak of sync: 300 syncs against a faulty loopback server, at most 10 minutes  [SEED=N]"
 
 deps:
 	@bash scripts/deps.sh build
@@ -138,3 +139,14 @@ bench: build
 fuzz:
 	@test -f scripts/fuzz.sh || { echo "scripts/fuzz.sh does not exist yet" >&2; exit 1; }
 	bash scripts/fuzz.sh
+
+# The chaos soak (Tests/Soak, the work in Tests/Support/Soak.swift): 300 runs of the debug
+# pkgtool sync against a loopback server that picks faults from a seed, SIGTERM and SIGKILL at
+# random moments, SPEC section 7's invariants checked after every run. It stops starting runs
+# after 9 minutes and exits non-zero on any violation; SEED=N replays the soak of seed N.
+.PHONY: soak
+soak: deps
+	@echo "==> Building pkgtool and pkgsoak (debug)"
+	@$(SWIFT) build -q --product pkgtool $(SWIFT_BUILD_FLAGS)
+	@$(SWIFT) build -q --product pkgsoak $(SWIFT_BUILD_FLAGS)
+	@.build/debug/pkgsoak --pkgtool .build/debug/pkgtool $(if $(SEED),--seed $(SEED),)

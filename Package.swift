@@ -78,6 +78,8 @@ let package = Package(
             name: "TestSupport",
             dependencies: ["PkgKit", "PkgKitArchive", "CZlib", .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/Support"),
+        // The chaos soak of `pkgtool sync` (`make soak`); the work is `Soak` in TestSupport.
+        .executableTarget(name: "pkgsoak", dependencies: ["TestSupport"], path: "Tests/Soak"),
         .testTarget(
             name: "PkgKitTests",
             dependencies: ["PkgKit", "PkgKitArchive", "TestSupport", "CZlib", .product(name: "Crypto", package: "swift-crypto")]),

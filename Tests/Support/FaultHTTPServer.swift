@@ -7,8 +7,9 @@ import Darwin
 
 /// A small HTTP/1.1 server for tests: serves the files of a folder on 127.0.0.1 (a free port),
 /// with Range support (206, `Content-Range`), and misbehaves on request, following a per-path
-/// plan of faults. One thread per connection; every response closes its connection. Every
-/// request is logged (path, Range header, status, body bytes sent) for assertions.
+/// plan of faults, or, for paths without a plan, whatever a chooser picks per request (the chaos
+/// soak's random faults). One thread per connection; every response closes its connection.
+/// Every request is logged (path, Range header, status, body bytes sent) for assertions.
 public final class FaultHTTPServer: @unchecked Sendable {
     // @unchecked: every mutable field is guarded by `lock`; the socket calls are thread-safe.
 
@@ -31,10 +32,33 @@ public final class FaultHTTPServer: @unchecked Sendable {
         case stallAfter(bytes: Int)
         /// Answer 200 with an HTML error page instead of the file.
         case htmlInsteadOfFile
+        /// Send the body less its last `missing` bytes, then close; `Content-Length` says the
+        /// length actually sent (`.sent`: the response looks whole) or is absent (`.absent`).
+        case shortBody(missing: Int, contentLength: ShortBodyLength)
+        /// Send `piece` bytes every `interval` seconds for `duration` seconds, then the rest at once.
+        case trickle(piece: Int, interval: TimeInterval, duration: TimeInterval)
+        /// Answer 206 with a `Content-Range`, and the bytes it names, other than those asked for:
+        /// the range moved by `shift` bytes (or, when it covers the whole file, one byte shorter).
+        /// A request without a Range header gets a 206 too.
+        case wrongContentRange(shift: Int)
     }
 
     /// What a `.longBody` response says its length is.
     public enum LongBodyLength: Sendable, Equatable { case honest, includingExtra, absent }
+
+    /// What a `.shortBody` response says its length is.
+    public enum ShortBodyLength: Sendable, Equatable { case sent, absent }
+
+    /// A request as a chooser (`choose(_:)`) sees it.
+    public struct Request: Sendable, Equatable {
+        /// The request path, `/` first.
+        public var path: String
+        /// The Range header, nil when the request had none.
+        public var range: String?
+        /// The length of the body a well-behaved answer would have (the range's, else the
+        /// file's); nil when that answer is not a file's bytes (404, 416).
+        public var bodyLength: Int?
+    }
 
 
     /// The folder served.
@@ -46,6 +70,9 @@ public final class FaultHTTPServer: @unchecked Sendable {
     private let lock = NSLock()
     private var plans: [String: [Fault?]] = [:]
     private var always: [String: Fault] = [:]
+    private var chooser: (@Sendable (Request) -> Fault?)?
+    private var stallLimit: TimeInterval?
+    private var sentInAll = 0
     private var records: [ServedRequest] = []
     private var answering = 0
     private var connections: Set<Int32> = []
@@ -99,6 +126,36 @@ public final class FaultHTTPServer: @unchecked Sendable {
     /// Every request for `path` gets `fault` (after any planned ones), until cleared with nil.
     public func always(_ path: String, _ fault: Fault?) {
         lock.withLock { always[normalized(path)] = fault }
+    }
+
+    /// Every request for a path with no planned or `always` fault is answered with the fault
+    /// `chooser` returns for it (nil: behave); nil stops choosing. The chooser runs on the
+    /// connection's thread, so it must be thread-safe.
+    public func choose(_ chooser: (@Sendable (Request) -> Fault?)?) {
+        lock.withLock { self.chooser = chooser }
+    }
+
+    /// The longest a `.stallAfter` holds its connection before closing it; nil (the default):
+    /// until the client closes it or the server stops.
+    public var longestStall: TimeInterval? {
+        get { lock.withLock { stallLimit } }
+        set { lock.withLock { stallLimit = newValue } }
+    }
+
+    /// Body bytes sent so far, over every request; it grows while a body is being sent (a
+    /// slice of at most 64 KiB at a time), so it tells how far a transfer has come.
+    public var bytesSent: Int { lock.withLock { sentInAll } }
+
+    /// Waits until no request is being answered, `timeout` seconds at most; false when some
+    /// answer is still underway (a stall holding its connection, a send blocked by a client
+    /// that does not read).
+    public func waitUntilIdle(timeout: TimeInterval) -> Bool {
+        let deadline = Date().addingTimeInterval(timeout)
+        while lock.withLock({ answering > 0 }) {
+            guard Date() < deadline else { return false }
+            usleep(2_000)
+        }
+        return true
     }
 
     /// Every request answered so far, in order.
@@ -170,23 +227,32 @@ public final class FaultHTTPServer: @unchecked Sendable {
                 range = line[line.index(after: colon)...].trimmingCharacters(in: .whitespaces)
             }
         }
-        let fault: Fault? = lock.withLock {
+        let file = path.split(separator: "/").contains("..") || isDirectory(root + path)
+            ? nil : FileManager.default.contents(atPath: root + path)
+        var bodyLength = file?.count
+        if let file, let range {
+            bodyLength = parseRange(range, size: file.count).map { $0.1 - $0.0 + 1 }
+        }
+        let (fault, chooser): (Fault?, (@Sendable (Request) -> Fault?)?) = lock.withLock {
             answering += 1
             if var queue = plans[path], !queue.isEmpty {
                 let next = queue.removeFirst()
                 plans[path] = queue
-                return next
+                return (next, nil)
             }
-            return always[path]
+            if let fault = always[path] { return (fault, nil) }
+            return (nil, self.chooser)
         }
-        let (status, sent) = respond(fd, path: path, range: range, fault: fault)
+        // Outside the lock: a chooser may take locks of its own.
+        let chosen = fault ?? chooser?(Request(path: path, range: range, bodyLength: bodyLength))
+        let (status, sent) = respond(fd, path: path, range: range, file: file, fault: chosen)
         lock.withLock {
             records.append(ServedRequest(path: path, range: range, status: status, bodyBytesSent: sent))
             answering -= 1
         }
     }
 
-    private func respond(_ fd: Int32, path: String, range: String?, fault: Fault?) -> (Int, Int) {
+    private func respond(_ fd: Int32, path: String, range: String?, file: Data?, fault: Fault?) -> (Int, Int) {
         if case .status(let code) = fault {
             return sendSimple(fd, status: code, body: "status \(code) from the fault server\n")
         }
@@ -194,22 +260,28 @@ public final class FaultHTTPServer: @unchecked Sendable {
             return sendSimple(fd, status: 200, body: "<!DOCTYPE html><html><body><h1>Oops</h1><p>Something went wrong.</p></body></html>\n",
                               type: "text/html")
         }
-        guard !path.split(separator: "/").contains(".."), let data = FileManager.default.contents(atPath: root + path),
-              !isDirectory(root + path) else {
+        guard let data = file else {
             return sendSimple(fd, status: 404, body: "not found\n")
         }
         var status = 200
-        var body = data[...]
+        // The body is data[lower..<upper].
+        var lower = 0, upper = data.count
         var extraHeaders = ""
         if let range, fault != .ignoreRange {
             guard let (first, last) = parseRange(range, size: data.count) else {
                 return sendSimple(fd, status: 416, body: "range not satisfiable\n", extra: "Content-Range: bytes */\(data.count)\r\n")
             }
             status = 206
-            body = data[first...last]
-            extraHeaders = "Content-Range: bytes \(first)-\(last)/\(data.count)\r\n"
+            (lower, upper) = (first, last + 1)
         }
-        var payload = Data(body)
+        if case .wrongContentRange(let shift) = fault {
+            status = 206
+            (lower, upper) = Self.misplaced(lower, upper, size: data.count, shift: shift)
+        }
+        if status == 206 {
+            extraHeaders = "Content-Range: bytes \(lower)-\(upper - 1)/\(data.count)\r\n"
+        }
+        var payload = data.subdata(in: lower..<upper)
         var length: Int? = payload.count
         if case .longBody(let extra, let announce) = fault {
             payload.append(Data(repeating: 0x5A, count: extra))
@@ -218,6 +290,10 @@ public final class FaultHTTPServer: @unchecked Sendable {
             case .includingExtra: length = payload.count
             case .absent: length = nil
             }
+        }
+        if case .shortBody(let missing, let announce) = fault {
+            payload = payload.prefix(max(0, payload.count - missing))
+            length = announce == .sent ? payload.count : nil
         }
         var head = "HTTP/1.1 \(status) \(reason(status))\r\nContent-Type: application/octet-stream\r\n\(extraHeaders)"
         if let length { head += "Content-Length: \(length)\r\n" }
@@ -228,8 +304,11 @@ public final class FaultHTTPServer: @unchecked Sendable {
             return (status, sendBody(fd, payload.prefix(bytes), bytesPerSecond: nil))
         case .stallAfter(let bytes):
             let sent = sendBody(fd, payload.prefix(bytes), bytesPerSecond: nil)
+            let limit = lock.withLock { stallLimit }
+            let end = limit.map { Date().addingTimeInterval($0) }
             var probe: UInt8 = 0
             while !lock.withLock({ stopped }) {
+                if let end, Date() >= end { break }
                 let count = recv(fd, &probe, 1, Int32(MSG_DONTWAIT | MSG_PEEK))
                 if count == 0 || (count < 0 && errno != EAGAIN && errno != EWOULDBLOCK) { break }
                 usleep(50_000)
@@ -237,9 +316,37 @@ public final class FaultHTTPServer: @unchecked Sendable {
             return (status, sent)
         case .slow(let rate):
             return (status, sendBody(fd, payload, bytesPerSecond: rate))
+        case .trickle(let piece, let interval, let duration):
+            return (status, trickle(fd, payload, piece: piece, interval: interval, duration: duration))
         default:
             return (status, sendBody(fd, payload, bytesPerSecond: nil))
         }
+    }
+
+    /// The range `.wrongContentRange` answers instead of `lower..<upper`: moved by `shift` (or
+    /// by `-shift` when that stays inside the file), else one byte shorter.
+    static func misplaced(_ lower: Int, _ upper: Int, size: Int, shift: Int) -> (Int, Int) {
+        let length = upper - lower
+        for candidate in [lower + shift, lower - shift] {
+            let moved = min(max(candidate, 0), size - length)
+            if moved != lower { return (moved, moved + length) }
+        }
+        return length > 1 ? (lower, upper - 1) : (lower, upper)
+    }
+
+    /// Sends `piece` bytes every `interval` seconds until `duration` has passed, then the rest.
+    private func trickle(_ fd: Int32, _ body: Data, piece: Int, interval: TimeInterval, duration: TimeInterval) -> Int {
+        let end = Date().addingTimeInterval(duration)
+        var sent = 0
+        while sent < body.count && Date() < end {
+            if lock.withLock({ stopped }) { return sent }
+            let slice = body.dropFirst(sent).prefix(max(1, piece))
+            guard sendAll(fd, Data(slice)) else { return sent }
+            sent += slice.count
+            lock.withLock { sentInAll += slice.count }
+            Thread.sleep(forTimeInterval: max(0, interval))
+        }
+        return sent + sendBody(fd, body.dropFirst(sent), bytesPerSecond: nil)
     }
 
     private func isDirectory(_ path: String) -> Bool {
@@ -269,16 +376,22 @@ public final class FaultHTTPServer: @unchecked Sendable {
     }
 
     private func sendBody(_ fd: Int32, _ body: Data, bytesPerSecond: Int?) -> Int {
-        guard let rate = bytesPerSecond, rate > 0 else { return sendAll(fd, body) ? body.count : 0 }
+        // At full speed, 64 KiB slices, so that `bytesSent` follows the transfer.
+        guard let rate = bytesPerSecond, rate > 0 else { return sendSlices(fd, body, slice: 65_536, pause: 0) }
         // Ten slices a second, each a tenth of the rate.
-        let slice = max(1, rate / 10)
+        return sendSlices(fd, body, slice: max(1, rate / 10), pause: 100_000)
+    }
+
+    /// Sends `body` `slice` bytes at a time, `pause` microseconds apart; the bytes sent.
+    private func sendSlices(_ fd: Int32, _ body: Data, slice: Int, pause: useconds_t) -> Int {
         var sent = 0
         while sent < body.count {
             if lock.withLock({ stopped }) { break }
             let piece = body[body.startIndex + sent ..< body.startIndex + min(body.count, sent + slice)]
             guard sendAll(fd, Data(piece)) else { break }
             sent += piece.count
-            usleep(100_000)
+            lock.withLock { sentInAll += piece.count }
+            if pause > 0 { usleep(pause) }
         }
         return sent
     }

@@ -1,0 +1,121 @@
+import Foundation
+
+/// One version of the soak's product: its package, as published, and what it installs.
+struct SoakVersion {
+    /// The ContentVersion, e.g. `1.3`.
+    var version: String
+    /// The package's size in bytes (its catalog entry's `size`).
+    var size: Int
+    /// The tree a reference `pkgtool extract` of the package installed.
+    var reference: [String: TreeEntry]
+}
+
+/// The product whose versions the soak publishes as it goes (1.0, 1.1, 1.2, …), each made with
+/// `pkgtool create`, published with `pkgtool publish`, and extracted once into a reference
+/// folder. Each version changes a few files of the one before; its size class (small, medium,
+/// a few MB) is drawn at random, so that updates come as deltas and as full downloads, and
+/// interrupts land in the middle of long bodies.
+final class SoakProduct {
+    /// The product identifier.
+    static let identifier = "com.example.soak"
+
+    /// The published folder the server serves.
+    let published: String
+    /// Every version published so far, oldest first.
+    private(set) var versions: [SoakVersion] = []
+
+    private let pkgtool: String
+    private let work: String
+    private var random: SeededRandom
+    private var files: [String: Data] = [:]
+
+    /// A product not yet published, whose packages and sources go under `work`.
+    init(pkgtool: String, work: String, random: SeededRandom) throws {
+        self.pkgtool = pkgtool
+        self.work = work
+        self.random = random
+        published = work + "/published"
+        try FileManager.default.createDirectory(atPath: published, withIntermediateDirectories: true)
+        try FileManager.default.createDirectory(atPath: work + "/packages", withIntermediateDirectories: true)
+        for index in 0..<6 {
+            files["pages/p\(index).txt"] = Data(String(repeating: "page \(index) of the soak's product\n", count: 40).utf8)
+        }
+    }
+
+    /// The newest version published.
+    var latest: SoakVersion? { versions.last }
+
+    /// The version named `version`, when it was published.
+    func version(_ version: String) -> SoakVersion? { versions.first { $0.version == version } }
+
+    /// Makes, checks and publishes the next version.
+    func publishNext() throws {
+        let index = versions.count
+        let version = "1.\(index)"
+        evolve(index)
+        let source = work + "/src-" + version
+        for (path, data) in files {
+            let file = source + "/Contents/" + path
+            try FileManager.default.createDirectory(atPath: (file as NSString).deletingLastPathComponent, withIntermediateDirectories: true)
+            try data.write(to: URL(fileURLWithPath: file))
+        }
+        try Data(plist(id: Self.identifier, version: version).utf8).write(to: URL(fileURLWithPath: source + "/ContentInfo.plist"))
+        let package = work + "/packages/" + version + ".pkg"
+        try run(["create", source, "-o", package])
+        let reference = work + "/reference-" + version
+        try run(["extract", package, "--documents", reference])
+        let tree = snapshot(reference + "/" + Self.identifier + "/" + version)
+        // The tree is kept in memory; the folders are not needed again.
+        try? FileManager.default.removeItem(atPath: reference)
+        try? FileManager.default.removeItem(atPath: source)
+        try run(["publish", package, "--to", published])
+        let size = (try FileManager.default.attributesOfItem(atPath: package)[.size] as? NSNumber)?.intValue ?? 0
+        versions.append(SoakVersion(version: version, size: size, reference: tree))
+    }
+
+    /// Changes the files for version `index`: one changed file, one page edited, one added, one
+    /// sometimes removed, and the large files of its size class (kept from the version before
+    /// when it had them, so that a delta reuses them).
+    private func evolve(_ index: Int) {
+        enum Size { case small, medium, large }
+        // The first three give every kind early; then at random.
+        let size: Size = index < 3 ? [.small, .medium, .large][index]
+            : random.weighted([(.small, 0.35), (.medium, 0.45), (.large, 0.2)])
+        files["data/changing.bin"] = random.data(Int.random(in: 4_096...16_384, using: &random))
+        let pages = files.keys.filter { $0.hasPrefix("pages/") }.sorted()
+        if let page = pages.randomElement(using: &random) { files[page]?.append(Data("edited for 1.\(index)\n".utf8)) }
+        files["pages/new-\(index).txt"] = Data(String(repeating: "new in 1.\(index)\n", count: 20).utf8)
+        if pages.count > 4, random.chance(0.3), let gone = pages.randomElement(using: &random) { files[gone] = nil }
+        switch size {
+        case .small:
+            files["media/blob.bin"] = nil
+            files["media/large.bin"] = nil
+        case .medium:
+            if files["media/blob.bin"] == nil { files["media/blob.bin"] = random.data(Int.random(in: 200_000...400_000, using: &random)) }
+            files["media/large.bin"] = nil
+        case .large:
+            if files["media/large.bin"] == nil { files["media/large.bin"] = random.data(Int.random(in: 3_000_000...4_000_000, using: &random)) }
+        }
+    }
+
+    private func run(_ arguments: [String]) throws {
+        let result = try CommandRunner.run(pkgtool, arguments)
+        guard result.status == 0 else {
+            throw CommandRunner.ShellError(command: "pkgtool " + arguments.joined(separator: " "), stderr: result.stdout + result.stderr)
+        }
+    }
+}
+
+extension SeededRandom {
+    /// `count` random bytes: content that does not compress.
+    mutating func data(_ count: Int) -> Data {
+        var bytes = [UInt8]()
+        bytes.reserveCapacity(count + 8)
+        while bytes.count < count {
+            let word = next()
+            for shift in stride(from: 0, to: 64, by: 8) { bytes.append(UInt8(truncatingIfNeeded: word >> UInt64(shift))) }
+        }
+        let data = Data(bytes.prefix(count))
+        return data
+    }
+}
