@@ -149,7 +149,7 @@ import TestSupport
             })
         }
         await arrived.wait()
-        let held = await Task.detached { firehose.heldBack() }.value
+        let held = await offThePool { firehose.heldBack() }
         #expect(held != nil, "the whole body went out while the reader held its first chunk")
         #expect((held ?? .max) < 32 << 20, "the server got \(held ?? -1) bytes out while the reader held its first chunk")
         await release.open()

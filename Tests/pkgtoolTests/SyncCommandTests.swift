@@ -312,7 +312,7 @@ import TestSupport
         let process = try startSync(server, log: scratch.path("first.log"))
         let part = "Documents/\(Self.id)/.download-1.0.part"
         await signal(SIGKILL, process, whenDownloadHolds: 150_000, in: part)
-        process.waitUntilExit()
+        await offThePool { process.waitUntilExit() }
         try #require(process.terminationReason == .uncaughtSignal, "the sync ended before it could be killed: \(scratch.text("first.log") ?? "")")
         let kept = try #require(scratch.size(part))
         #expect(kept >= 150_000)
@@ -337,7 +337,7 @@ import TestSupport
         let process = try startSync(server, log: scratch.path("sync.log"))
         let part = "Documents/\(Self.id)/.download-1.0.part"
         await signal(SIGINT, process, whenDownloadHolds: 50_000, in: part)
-        process.waitUntilExit()
+        await offThePool { process.waitUntilExit() }
         #expect(process.terminationReason == .exit && process.terminationStatus == 130, "\(scratch.text("sync.log") ?? "")")
         #expect((scratch.size(part) ?? 0) >= 50_000)
         #expect(!exists(productFolder + "/1.0"))

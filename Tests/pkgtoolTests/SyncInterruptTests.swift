@@ -66,8 +66,8 @@ import TestSupport
         let server = try SilentServer()
         defer { server.stop() }
         let process = try start(server.url("catalog.json").absoluteString)
-        await Task.detached { server.requests(atLeast: 1) }.value
-        expectStopped(process, by: signal, within: stop(process, with: signal))
+        await offThePool { server.requests(atLeast: 1) }
+        expectStopped(process, by: signal, within: await offThePool { stop(process, with: signal) })
         #expect(!FileManager.default.fileExists(atPath: productFolder))
     }
 
@@ -81,8 +81,8 @@ import TestSupport
         server.always("\(Self.id)/1.1.pkg", .stallAfter(bytes: 120_000))
         let process = try start(server.url("catalog.json").absoluteString, ["--no-delta"])
         let part = "Documents/\(Self.id)/.download-1.1.part"
-        await Task.detached { [self] in wait(until: part, holds: 120_000, while: process) }.value
-        expectStopped(process, by: signal, within: stop(process, with: signal))
+        await offThePool { [self] in wait(until: part, holds: 120_000, while: process) }
+        expectStopped(process, by: signal, within: await offThePool { stop(process, with: signal) })
         #expect(readRecord(productFolder)?.version == "1.0", "the previous version stays current")
         #expect(differences(productFolder + "/1.0", expected: snapshot(v10.contents)).isEmpty)
         #expect((scratch.size(part) ?? 0) >= 120_000, "the download is kept to resume")
@@ -108,8 +108,8 @@ import TestSupport
         defer { server.stop() }
         let process = try start(server.url("catalog.json").absoluteString)
         // Waiting for the lock comes right after the catalog and its signature lookup.
-        await Task.detached { while server.log(for: "catalog.json").isEmpty && process.isRunning { usleep(2_000) } }.value
-        expectStopped(process, by: SIGTERM, within: stop(process, with: SIGTERM))
+        await offThePool { while server.log(for: "catalog.json").isEmpty && process.isRunning { usleep(2_000) } }
+        expectStopped(process, by: SIGTERM, within: await offThePool { stop(process, with: SIGTERM) })
         #expect(readRecord(productFolder)?.version == "1.0")
     }
 }

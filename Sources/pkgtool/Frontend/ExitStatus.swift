@@ -14,6 +14,8 @@ struct ExitStatus: Hashable, Sendable, CustomStringConvertible {
     static let refused = ExitStatus(code: 1)
     /// 2: the work could not be done (input missing or unreadable, I/O error, disk full).
     static let failed = ExitStatus(code: 2)
+    /// 3: `sync --check` only: updates are available.
+    static let updatesAvailable = ExitStatus(code: 3)
     /// 64: wrong usage.
     static let usage = ExitStatus(code: ExitCode.validationFailure.rawValue)
 
@@ -99,6 +101,24 @@ extension ConvertReport: StatusReporting {
     var exitStatus: ExitStatus {
         switch status {
         case .converted: return .success
+        case .refused: return .refused
+        case .failed: return .failed
+        }
+    }
+}
+
+extension SyncCommandReport: StatusReporting {
+    /// SPEC section 7: 0 installed or unchanged, 1 refused (refusal wins), 2 failed; with
+    /// `--check`, 3 when updates are available and nothing was refused or failed.
+    var exitStatus: ExitStatus {
+        let outcome: SyncOutcome
+        switch self {
+        case .sync(let report): outcome = report.outcome
+        case .check(let report): outcome = report.outcome
+        }
+        switch outcome {
+        case .success: return .success
+        case .updatesAvailable: return .updatesAvailable
         case .refused: return .refused
         case .failed: return .failed
         }

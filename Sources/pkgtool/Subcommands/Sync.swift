@@ -4,7 +4,7 @@ import PkgKit
 
 extension Pkgtool {
     /// `pkgtool sync`: a Documents folder brought up to date from a published catalog.
-    struct Sync: AsyncParsableCommand {
+    struct Sync: AsyncReportingCommand {
         static let configuration = CommandConfiguration(
             abstract: "Bring a Documents folder up to date from a published catalog, downloading only what changed.",
             discussion: """
@@ -14,11 +14,14 @@ extension Pkgtool {
             sync never downgrades. Everything is verified before it is used: the catalog's signature with \
             --trust, each package against its catalog entry, and every rule. Downloads resume from \
             DIR/<id>/.download-<version>.part; with a version installed and a server that answers Range \
-            requests, only the files that changed are fetched (--no-delta: whole packages). \
-            Exit 0 installed or unchanged, 1 refused, 2 could not be done.
+            requests, only the files that changed are fetched (--no-delta: whole packages). A transfer \
+            that receives nothing for --timeout seconds fails and is retried; SIGINT and SIGTERM stop sync \
+            within 2 seconds, the previous versions current and a download kept to resume. --check reports \
+            what a sync would do without writing anything or downloading a package. \
+            Exit 0 installed or unchanged, 1 refused, 2 could not be done, 3 updates available (--check).
             """)
 
-        @Argument(help: "The catalog: its URL, or a published folder or catalog.json path.")
+        @Argument(help: "The catalog: its URL (a published folder's URL with or without its slash), or a published folder or catalog.json path.")
         var source: String
 
         @Option(name: .customLong("documents"), help: ArgumentHelp("The Documents folder to install into.", valueName: "DIR"))
@@ -30,8 +33,7 @@ extension Pkgtool {
         @Option(help: ArgumentHelp("Refuse a catalog whose signature does not verify with this Ed25519 public key (PEM). Repeatable: any of the keys will do.", valueName: "KEY.pub.pem"))
         var trust: [String] = []
 
-        @Option(help: ArgumentHelp("Afterwards keep the current version plus the newest N − 1 others (N ≥ 1). Default: keep all.", valueName: "N"))
-        var keep: Int?
+        @OptionGroup var keep: KeepOptions
 
         @Flag(name: .customLong("no-delta"), help: "Always download whole packages.")
         var noDelta = false
@@ -39,115 +41,82 @@ extension Pkgtool {
         @Option(help: ArgumentHelp("Fail a transfer that receives nothing for this many seconds (it is retried a few times).", valueName: "SECONDS"))
         var timeout: Double = 30
 
+        @Flag(help: "Report what a sync would do, writing nothing and downloading no package (exit 3 when updates are available).")
+        var check = false
+
         @OptionGroup var limit: LimitOptions
         @OptionGroup var outputOptions: OutputOptions
         @ParentCommand var root: Pkgtool
 
-        /// `--json` and `--quiet`, given before or after the command name.
-        var output: OutputOptions { outputOptions.merged(with: root.outputOptions) }
-
-        @Flag(help: "Report what a sync would do, writing nothing and downloading no package (exit 3 when updates are available).")
-        var check = false
+        var subject: String { source }
+        var leftWhenInterrupted: String { "the previous versions stay current (a download in progress resumes next time)" }
+        /// SPEC section 7: stopped within 2 seconds in every state.
+        var interruptionGrace: Double { 1.5 }
 
         func validate() throws {
-            if let keep, keep < 1 { throw ValidationError("--keep must be at least 1") }
             guard timeout > 0, timeout <= 86_400 else { throw ValidationError("--timeout must be a number of seconds above 0 and at most 86400") }
         }
 
-        func run() async throws {
-            let catalogURL: URL
-            do {
-                catalogURL = try CatalogLocation.url(for: source)
-            } catch {
-                throw ValidationError(error.description)
-            }
+        func usageProblem(in error: any Error) -> String? {
+            (error as? CatalogLocation.Problem)?.description
+        }
+
+        func execute(_ output: OutputOptions, _ cancellation: Cancellation) async throws -> SyncCommandReport {
+            let catalogURL = try CatalogLocation.url(for: source)
             var trustedKeys: [CatalogVerifyingKey] = []
             for trust in trust {
+                guard let pem = try? String(contentsOfFile: trust, encoding: .utf8) else {
+                    throw CommandFailure(.unreadableInput, path: trust, "cannot read the trusted key")
+                }
                 do {
-                    trustedKeys.append(try CatalogVerifyingKey(pem: String(contentsOfFile: trust, encoding: .utf8)))
-                } catch let error as KeyError {
-                    try finish(refusal(Diagnostic(.badSignature, path: trust, "not a usable public key (\(error.reason)): nothing was downloaded")))
+                    trustedKeys.append(try CatalogVerifyingKey(pem: pem))
                 } catch {
-                    try finish(refusal(Diagnostic(.unreadableInput, path: trust, "cannot read the trusted key")))
+                    throw CommandFailure(.badSignature, path: trust, "not a usable public key (\(error.reason)): nothing was downloaded")
                 }
             }
-            Interruption.install()
-            let options = SyncClient.Options(products: products, trustedKeys: trustedKeys, keep: keep, limits: limit.limits,
+            let options = SyncClient.Options(products: products, trustedKeys: trustedKeys, keep: keep.count, limits: limit.limits,
                                              delta: !noDelta,
                                              transferPolicy: TransferPolicy(idleTimeout: .milliseconds(Int64(timeout * 1000))),
-                                             cancellation: Interruption.cancellation)
+                                             cancellation: cancellation)
             let client = SyncClient(catalogURL: catalogURL, documents: documents)
-            do {
-                if check {
-                    try finish(try await client.check(options))
-                }
-                let bar = ProgressBar(enabled: !output.json && !output.quiet)
-                defer { bar.finish() }
-                let report = try await client.sync(options) { step in
-                    if step.phase == .downloading { bar.update(step.done, of: step.total, label: step.productIdentifier) }
-                }
-                bar.finish()
-                try finish(report)
-            } catch is OperationCancelled {
-                Console.err("sync: interrupted; the previous versions stay current (a download in progress resumes next time)")
-                throw Interruption.exitCode
+            if check { return .check(try await client.check(options)) }
+            let bar = ProgressBar(enabled: !output.json && !output.quiet)
+            defer { bar.finish() }
+            return .sync(try await client.sync(options) { step in
+                if step.phase == .downloading { bar.update(step.done, of: step.total, label: step.productIdentifier) }
+            })
+        }
+
+        /// Every product asked for shares the failure.
+        func report(for failure: Diagnostic) -> SyncCommandReport {
+            let status: SyncStatus = failure.code.disposition == .refused ? .refused : .failed
+            if check {
+                return .check(SyncCheckReport(products: products.map { ProductCheck(productIdentifier: $0, status: status, diagnostics: [failure]) },
+                                              bytesDownloaded: 0, signature: nil, diagnostics: [failure]))
             }
+            return .sync(SyncReport(products: products.map { ProductSyncResult(productIdentifier: $0, status: status, diagnostics: [failure]) },
+                                    diagnostics: [failure]))
         }
 
-        /// A report for a refusal before anything was fetched: every requested product refused.
-        private func refusal(_ diagnostic: Diagnostic) -> SyncReport {
-            let status: SyncStatus = diagnostic.code == .unreadableInput ? .failed : .refused
-            return SyncReport(products: products.map { ProductSyncResult(productIdentifier: $0, status: status, diagnostics: [diagnostic]) },
-                              diagnostics: [diagnostic])
-        }
-
-        /// Prints a sync's report and exits with its status.
-        private func finish(_ report: SyncReport) throws -> Never {
-            try finish(report, diagnostics: report.diagnostics + report.products.flatMap(\.diagnostics), signature: report.signature,
-                       lines: report.products.map(line(for:)), nothing: "nothing to sync", outcome: report.outcome)
-        }
-
-        /// Prints a check's report and exits with its status.
-        private func finish(_ report: SyncCheckReport) throws -> Never {
-            try finish(report, diagnostics: report.diagnostics + report.products.flatMap(\.diagnostics), signature: report.signature,
-                       lines: report.products.map(line(for:)), nothing: "nothing to check", outcome: report.outcome)
-        }
-
-        /// `report` as JSON, or its diagnostics and one line per product; then its exit status.
-        private func finish(_ report: some Encodable, diagnostics: [Diagnostic], signature: CatalogSignatureStatus?, lines: [String],
-                            nothing: String, outcome: SyncOutcome) throws -> Never {
-            if output.json {
-                Console.json(report)
-            } else {
-                printDiagnostics(diagnostics, signature: signature)
-                if !output.quiet {
-                    lines.forEach(Console.out)
-                    if lines.isEmpty && diagnostics.isEmpty {
-                        Console.out("\(nothing): no product is installed in \(documents) (name one with --product)")
-                    }
-                }
+        func printText(_ report: SyncCommandReport, _ output: OutputOptions) {
+            let (diagnostics, signature, lines): ([Diagnostic], CatalogSignatureStatus?, [String])
+            switch report {
+            case .sync(let sync):
+                (diagnostics, signature, lines) = (sync.diagnostics + sync.products.flatMap(\.diagnostics), sync.signature, sync.products.map(line(for:)))
+            case .check(let check):
+                (diagnostics, signature, lines) = (check.diagnostics + check.products.flatMap(\.diagnostics), check.signature, check.products.map(line(for:)))
             }
-            throw Self.exitCode(outcome)
-        }
-
-        /// Each diagnostic once, and a word when a signed catalog was taken without checking it.
-        private func printDiagnostics(_ diagnostics: [Diagnostic], signature: CatalogSignatureStatus?) {
             var shown = Set<Diagnostic>()
             for diagnostic in diagnostics where shown.insert(diagnostic).inserted {
-                Console.print([diagnostic], quiet: output.quiet)
+                Console.print([diagnostic], file: source, quiet: output.quiet)
             }
-            if signature == .unchecked && !output.quiet {
+            guard !output.quiet else { return }
+            if signature == .unchecked {
                 Console.err("note: the catalog is signed, but its signature was not checked: pass --trust KEY.pub.pem (the publisher's public key) to check it")
             }
-        }
-
-        /// SPEC section 7: 0 success, 3 updates available (`--check`), 1 refused, 2 failed.
-        static func exitCode(_ outcome: SyncOutcome) -> ExitCode {
-            switch outcome {
-            case .success: return .success
-            case .updatesAvailable: return ExitCode(3)
-            case .refused: return ExitCode(1)
-            case .failed: return ExitCode(2)
+            lines.forEach(Console.out)
+            if lines.isEmpty && diagnostics.isEmpty {
+                Console.out("nothing to \(check ? "check" : "sync"): no product is installed in \(documents) (name one with --product)")
             }
         }
 
@@ -204,6 +173,20 @@ extension Pkgtool {
             case ..<1_000_000_000: return String(format: "%.1f MB", Double(count) / 1e6)
             default: return String(format: "%.2f GB", Double(count) / 1e9)
             }
+        }
+    }
+}
+
+/// What `pkgtool sync` prints: a sync's report, or with `--check` a check's; either as its own
+/// JSON shape.
+enum SyncCommandReport: Encodable {
+    case sync(SyncReport)
+    case check(SyncCheckReport)
+
+    func encode(to encoder: any Encoder) throws {
+        switch self {
+        case .sync(let report): try report.encode(to: encoder)
+        case .check(let report): try report.encode(to: encoder)
         }
     }
 }

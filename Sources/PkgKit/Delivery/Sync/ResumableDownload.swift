@@ -155,18 +155,28 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
     /// Another download holds the `.part`'s lock.
     case busy(path: String)
 
-    /// The failure in words.
-    public var description: String {
+    /// The URL of the package (or the path of the `.part`) the failure concerns.
+    public var path: String {
         switch self {
-        case .checksumMismatch(let url, let expected, let actual):
-            return "\(url): sha256 is \(actual), the catalog says \(expected): the download was deleted"
-        case .sizeMismatch(let url, let detail): return "\(url): the package does not match its catalog entry (\(detail))"
-        case .bodyTooLong(let url, let limit): return "\(url): the server sent more than the \(limit) bytes the catalog announces; refused"
-        case .io(let path, let detail): return "\(path): \(detail)"
-        case .busy(let path): return "\(path): another download of this package is running"
+        case .checksumMismatch(let url, _, _), .sizeMismatch(let url, _), .bodyTooLong(let url, _): return url
+        case .io(let path, _), .busy(let path): return path
         }
     }
 
+    /// The failure in words, without its path.
+    public var message: String {
+        switch self {
+        case .checksumMismatch(_, let expected, let actual):
+            return "sha256 is \(actual), the catalog says \(expected): the download was deleted"
+        case .sizeMismatch(_, let detail): return "the package does not match its catalog entry (\(detail))"
+        case .bodyTooLong(_, let limit): return "the server sent more than the \(limit) bytes the catalog announces; refused"
+        case .io(_, let detail): return detail
+        case .busy: return "another download of this package is running"
+        }
+    }
+
+    /// The failure in words, led by its path.
+    public var description: String { "\(path): \(message)" }
 }
 
 extension DownloadError: DiagnosableError {
@@ -183,9 +193,9 @@ extension DownloadError: DiagnosableError {
     /// could not be written, `unreadable-input` when another download holds it.
     public var diagnostic: Diagnostic {
         switch self {
-        case .checksumMismatch, .sizeMismatch, .bodyTooLong: return Diagnostic(.checksumMismatch, path: nil, description)
-        case .io: return Diagnostic(.ioError, path: nil, description)
-        case .busy: return Diagnostic(.unreadableInput, path: nil, description)
+        case .checksumMismatch, .sizeMismatch, .bodyTooLong: return Diagnostic(.checksumMismatch, path: path, message)
+        case .io: return Diagnostic(.ioError, path: path, message)
+        case .busy: return Diagnostic(.unreadableInput, path: path, message)
         }
     }
 }

@@ -212,28 +212,39 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 
-    /// The failure in words, with its URL.
-    public var description: String {
+    /// The URL (or the path of a local file) the failure concerns.
+    public var url: String {
         switch self {
-        case .status(404, let url) where url.hasPrefix("file://"):
-            return "\(URL(string: url)?.path ?? url): no such file"
-        case .status(let code, let url): return "\(url): the server answered HTTP \(code)"
-        case .connectionLost(let url, let detail): return "\(url): the connection was lost (\(detail))"
-        case .timedOut(let url): return "\(url): nothing arrived for too long (timed out; --timeout sets how long)"
-        case .cannotConnect(let url, let detail): return "\(url): cannot connect to the server (\(detail))"
-        case .bodyTooLong(let url, let limit): return "\(url): the server sent more than the \(limit) bytes expected; cut off and refused"
-        case .unsupportedURL(let url): return "\(url): only http://, https:// and file:// URLs are supported"
-        case .failed(let url, let detail): return "\(url): \(detail)"
+        case .status(_, let url), .connectionLost(let url, _), .timedOut(let url), .cannotConnect(let url, _),
+             .bodyTooLong(let url, _), .unsupportedURL(let url), .failed(let url, _):
+            return url.hasPrefix("file://") ? URL(string: url)?.path ?? url : url
         }
     }
+
+    /// The failure in words, without its URL.
+    public var message: String {
+        switch self {
+        case .status(404, let url) where url.hasPrefix("file://"): return "no such file"
+        case .status(let code, _): return "the server answered HTTP \(code)"
+        case .connectionLost(_, let detail): return "the connection was lost (\(detail))"
+        case .timedOut: return "nothing arrived for too long (timed out; --timeout sets how long)"
+        case .cannotConnect(_, let detail): return "cannot connect to the server (\(detail))"
+        case .bodyTooLong(_, let limit): return "the server sent more than the \(limit) bytes expected; cut off and refused"
+        case .unsupportedURL: return "only http://, https:// and file:// URLs are supported"
+        case .failed(_, let detail): return detail
+        }
+    }
+
+    /// The failure in words, led by its URL.
+    public var description: String { "\(url): \(message)" }
 }
 
 extension TransportError: DiagnosableError {
     /// `checksum-mismatch` for a body longer than its catalog entry says (the server does not
     /// serve what the catalog describes), else `unreadable-input` (the source could not be read).
     public var diagnostic: Diagnostic {
-        if case .bodyTooLong = self { return Diagnostic(.checksumMismatch, path: nil, description) }
-        return Diagnostic(.unreadableInput, path: nil, description)
+        if case .bodyTooLong = self { return Diagnostic(.checksumMismatch, path: url, message) }
+        return Diagnostic(.unreadableInput, path: url, message)
     }
 
     /// A body longer than announced is refused; everything else is a failure that may pass.
