@@ -15,12 +15,10 @@ import TestSupport
     }()
 
     /// A file holding a 28-byte header (what the inflater skips) and then `tail`.
-    static func write(_ tail: [UInt8], _ dir: Scratch, _ name: String = "toc.xar") throws -> Int32 {
+    static func write(_ tail: [UInt8], _ dir: Scratch, _ name: String = "toc.xar") throws -> PackageFile {
         let path = dir.path(name)
         try Data(Array("xar!".utf8) + [UInt8](repeating: 0, count: 24) + tail).write(to: URL(fileURLWithPath: path))
-        let descriptor = open(path, O_RDONLY)
-        #expect(descriptor >= 0)
-        return descriptor
+        return try PackageFile(path: path)
     }
 
     /// Every chunk until the end (empty) or a failure (nil).
@@ -37,9 +35,8 @@ import TestSupport
     @Test func everyByteComesOutInOrderAcrossTheRing() throws {
         let dir = try Scratch()
         #expect(Self.xml.count > 4 * XarTOCInflater.depth * XarTOCInflater.chunkSize)
-        let descriptor = try Self.write(XarCrafter.zlib(Self.xml) + Array("heap bytes after the TOC".utf8), dir)
-        defer { close(descriptor) }
-        let inflater = XarTOCInflater(descriptor: descriptor, maxBytes: 512 << 20)
+        let file = try Self.write(XarCrafter.zlib(Self.xml) + Array("heap bytes after the TOC".utf8), dir)
+        let inflater = XarTOCInflater(bytes: file, maxBytes: 512 << 20)
         let (bytes, failed) = Self.drain(inflater)
         inflater.stop()
         #expect(!failed)
@@ -48,10 +45,9 @@ import TestSupport
 
     @Test func aTableOfContentsPastTheLimitIsRefused() throws {
         let dir = try Scratch()
-        let descriptor = try Self.write(XarCrafter.zlib(Self.xml), dir)
-        defer { close(descriptor) }
+        let file = try Self.write(XarCrafter.zlib(Self.xml), dir)
         let limit = Int64(Self.xml.count / 3)
-        let inflater = XarTOCInflater(descriptor: descriptor, maxBytes: limit)
+        let inflater = XarTOCInflater(bytes: file, maxBytes: limit)
         let (bytes, failed) = Self.drain(inflater)
         inflater.stop()
         #expect(failed)
@@ -64,9 +60,8 @@ import TestSupport
         var damaged = compressed
         for index in stride(from: 200, to: 400, by: 1) { damaged[index] ^= 0x5A }
         for (name, tail) in [("cut", Array(compressed.prefix(compressed.count / 2))), ("damaged", damaged), ("not zlib", Array(Self.xml.prefix(5000))), ("empty", [])] {
-            let descriptor = try Self.write(tail, dir, name)
-            defer { close(descriptor) }
-            let inflater = XarTOCInflater(descriptor: descriptor, maxBytes: 512 << 20)
+            let file = try Self.write(tail, dir, name)
+            let inflater = XarTOCInflater(bytes: file, maxBytes: 512 << 20)
             let (bytes, failed) = Self.drain(inflater)
             inflater.stop()
             #expect(failed, "\(name)")
@@ -79,10 +74,9 @@ import TestSupport
     @Test(.timeLimit(.minutes(1)))
     func stoppingEarlyReturns() throws {
         let dir = try Scratch()
-        let descriptor = try Self.write(XarCrafter.zlib(Self.xml), dir)
-        defer { close(descriptor) }
+        let file = try Self.write(XarCrafter.zlib(Self.xml), dir)
         for _ in 0..<20 {
-            let inflater = XarTOCInflater(descriptor: descriptor, maxBytes: 512 << 20)
+            let inflater = XarTOCInflater(bytes: file, maxBytes: 512 << 20)
             let first = try #require(inflater.next())
             #expect(Array(first) == Array(Self.xml.prefix(first.count)))
             // Let the thread fill the ring and wait for room.

@@ -1,4 +1,4 @@
-/// Turns one xar entry's heap bytes into its data: `pread`, inflate, and a check of the sizes and
+/// Turns one xar entry's heap bytes into its data: read, inflate, and a check of the sizes and
 /// both TOC digests. The reader uses one on its own thread, and each read-ahead worker has its own.
 ///
 /// Two ways: `decodeWhole` inflates an entry in one call when its sizes are small enough to hold;
@@ -8,9 +8,8 @@
 /// the entry again to say what, so the words are zlib's whichever way was tried first.
 final class XarEntryDecoder {
     let table: XarEntryTable
-    private let descriptor: Int32
+    private let bytes: PackageBytes
     private let path: String
-    private let fileSize: Int64
     private let heapStart: Int64
 
     // The entry being streamed.
@@ -36,11 +35,12 @@ final class XarEntryDecoder {
     /// The largest entry (unpacked, and stored) decoded in one call.
     static let wholeLimit: Int64 = 4 << 20
 
-    init(table: XarEntryTable, descriptor: Int32, path: String, fileSize: Int64, heapStart: Int64) {
+    /// A decoder of `table`'s entries, whose heap starts at `heapStart` in `bytes`; `path` names
+    /// the package in messages.
+    init(table: XarEntryTable, bytes: PackageBytes, path: String, heapStart: Int64) {
         self.table = table
-        self.descriptor = descriptor
+        self.bytes = bytes
         self.path = path
-        self.fileSize = fileSize
         self.heapStart = heapStart
         fastest = makeStreamInflater()
         inflater = fastest
@@ -66,7 +66,7 @@ final class XarEntryDecoder {
     func decodeWhole(_ index: Int, into output: UnsafeMutableRawBufferPointer) throws -> Bool {
         let record = table.records[index]
         guard fitsWhole(record), output.count == Int(record.size), let start = heapPosition(record),
-              record.length <= fileSize - start else { return false }
+              record.length <= bytes.size - start else { return false }
         let length = Int(record.length)
         // Compressed data larger than `input` gets a buffer of its own for this call only: kept
         // between calls, it would hold 4 MiB per worker through the rest of the package (the peak
@@ -75,7 +75,8 @@ final class XarEntryDecoder {
         let own: UnsafeMutableRawBufferPointer? = length > input.count ? .allocate(byteCount: length, alignment: 16) : nil
         defer { own?.deallocate() }
         let stored = UnsafeMutableRawBufferPointer(rebasing: (own ?? input)[0..<length])
-        guard readFully(descriptor, stored, at: start) == length else { return false }
+        // A read that fails is streamed again, which reports it.
+        guard (try? bytes.readChecked(into: stored, at: start)) == length else { return false }
         guard whole.inflate(UnsafeRawBufferPointer(stored), into: output) else { return false }
         if var digest = record.archivedStyle.makeDigest() {
             digest.update(UnsafeRawBufferPointer(stored))
@@ -94,7 +95,7 @@ final class XarEntryDecoder {
     /// lies past the package's end.
     private func heapPosition(_ record: XarEntryTable.Record) -> Int64? {
         guard record.offset >= 0, case let (start, overflow) = heapStart.addingReportingOverflow(record.offset), !overflow,
-              start <= fileSize else { return nil }
+              start <= bytes.size else { return nil }
         return start
     }
 
@@ -112,7 +113,7 @@ final class XarEntryDecoder {
             reading = false
             return
         }
-        guard let start = heapPosition(record), record.length >= 0, record.length <= fileSize - start || record.gzip else {
+        guard let start = heapPosition(record), record.length >= 0, record.length <= bytes.size - start || record.gzip else {
             throw ReadError.unreadable(path: displayPath(index), "the data lies outside the package (truncated or corrupt)")
         }
         position = start
@@ -160,7 +161,7 @@ final class XarEntryDecoder {
         let count = Int(min(Int64(buffer.count), remaining))
         guard count > 0 else { return 0 }
         let target = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
-        guard try readAvailable(target, at: position) == count else { throw truncated() }
+        guard try bytes.read(into: target, at: position, path: path) == count else { throw truncated() }
         archivedDigest?.update(UnsafeRawBufferPointer(target))
         position += Int64(count)
         remaining -= Int64(count)
@@ -172,7 +173,7 @@ final class XarEntryDecoder {
         // Compressed data may run past the end of the file: what is there is inflated,
         // so that a stream ending early (merged copies) is told from a cut-off file.
         let wanted = Int(min(Int64(input.count), remaining))
-        let count = try readAvailable(UnsafeMutableRawBufferPointer(rebasing: input[0..<wanted]), at: position)
+        let count = try bytes.read(into: UnsafeMutableRawBufferPointer(rebasing: input[0..<wanted]), at: position, path: path)
         guard count > 0 else { throw truncated() }
         archivedDigest?.update(UnsafeRawBufferPointer(rebasing: input[0..<count]))
         position += Int64(count)
@@ -277,12 +278,5 @@ final class XarEntryDecoder {
 
     private func truncated() -> ReadError {
         .unreadable(path: displayPath(index), "the package is truncated: this file's data is cut short")
-    }
-
-    /// `pread` until `buffer` is full or the file ends; the bytes read. A refused read throws.
-    private func readAvailable(_ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
-        let count = readFully(descriptor, buffer, at: offset)
-        guard count >= 0 else { throw ReadError.io(path: path, errnoText()) }
-        return count
     }
 }

@@ -20,7 +20,7 @@ final class XarTOCInflater: @unchecked Sendable {
 
     private enum State { case inflating, ended, failed }
 
-    private let descriptor: Int32
+    private let bytes: PackageBytes
     private let maxBytes: Int64
     private let condition = NSCondition()
     private let ring: [UnsafeMutableRawBufferPointer]
@@ -33,9 +33,9 @@ final class XarTOCInflater: @unchecked Sendable {
     private var cancelled = false
     private var stopped = false
 
-    /// Starts inflating the TOC of the xar open at `descriptor`, which must stay open until `stop`.
-    init(descriptor: Int32, maxBytes: Int64) {
-        self.descriptor = descriptor
+    /// Starts inflating the TOC of the xar in `bytes`; `stop` must be called before it goes.
+    init(bytes: PackageBytes, maxBytes: Int64) {
+        self.bytes = bytes
         self.maxBytes = maxBytes
         ring = (0..<Self.depth).map { _ in .allocate(byteCount: Self.chunkSize, alignment: 16) }
         counts = Array(repeating: 0, count: Self.depth)
@@ -45,7 +45,7 @@ final class XarTOCInflater: @unchecked Sendable {
     deinit { ring.forEach { $0.deallocate() } }
 
     /// The next chunk of XML (valid until the next call), empty once the TOC has ended; nil when
-    /// it cannot be inflated (damaged, truncated, or longer than `maxBytes`).
+    /// it cannot be read or inflated (unreadable, damaged, truncated, or longer than `maxBytes`).
     func next() -> UnsafeRawBufferPointer? {
         condition.lock()
         defer { condition.unlock() }
@@ -62,7 +62,7 @@ final class XarTOCInflater: @unchecked Sendable {
         return UnsafeRawBufferPointer(rebasing: ring[slot][0..<counts[slot]])
     }
 
-    /// Stops inflating and waits until the thread has: called before the descriptor closes.
+    /// Stops inflating and waits until the thread has (and so until a read under way returns).
     func stop() {
         condition.lock()
         cancelled = true
@@ -90,7 +90,7 @@ final class XarTOCInflater: @unchecked Sendable {
             stream.avail_out = uInt(chunk.count)
             while stream.avail_out > 0 {
                 if stream.avail_in == 0 {
-                    let count = readFully(descriptor, input, at: position)
+                    let count = (try? bytes.readChecked(into: input, at: position)) ?? 0
                     guard count > 0 else { outcome = .failed; break }
                     position += Int64(count)
                     stream.next_in = input.baseAddress!.assumingMemoryBound(to: Bytef.self)

@@ -84,24 +84,30 @@ public struct XarTableOfContents: Sendable {
         return (Int64(tocLength), bytes[24..<28].reduce(UInt32(0)) { $0 << 8 | UInt32($1) })
     }
 
-    /// Reads the TOC of the xar at `path`, or returns nil when it is not a readable xar.
+    /// Reads the TOC of the xar file at `path`; see `read(_:keepEntries:visit:)`.
+    public static func read(_ path: String, keepEntries: Bool = true, visit: ((Entry) -> Void)? = nil) -> XarTableOfContents? {
+        guard let file = try? PackageFile(path: path) else { return nil }
+        return read(file, keepEntries: keepEntries, visit: visit)
+    }
+
+    /// Reads the TOC of the xar in `bytes`, or returns nil when it is not a readable xar.
     /// Each `<file>` is handed to `visit` when it closes (children before their folder); with
     /// `keepEntries: false` none is kept, so memory does not grow with the package.
     ///
     /// libxml2's SAX2 push parser is fed straight from the inflating TOC: no node is built for
     /// any element (its text reader built and freed one per element, most of a 100,000-file
     /// TOC's parse), and only the text of the elements read is kept, in one reused buffer.
-    public static func read(_ path: String, keepEntries: Bool = true, visit: ((Entry) -> Void)? = nil) -> XarTableOfContents? {
+    public static func read(_ bytes: PackageBytes, keepEntries: Bool = true, visit: ((Entry) -> Void)? = nil) -> XarTableOfContents? {
         LibXMLSetup.ensure()
-        guard let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard let bytes = try? handle.read(upToCount: headerSize), let header = header(Array(bytes)) else { return nil }
+        var first = [UInt8](repeating: 0, count: headerSize)
+        guard first.withUnsafeMutableBytes({ try? bytes.readChecked(into: $0, at: 0) }) == headerSize,
+              let header = header(first) else { return nil }
         var toc = XarTableOfContents()
         toc.heapStart = Int64(headerSize) + header.tocLength
         toc.compressedLength = header.tocLength
         toc.headerChecksumAlgorithm = header.checksumAlgorithm
 
-        let source = XarTOCInflater(descriptor: handle.fileDescriptor, maxBytes: maxTOCBytes)
+        let source = XarTOCInflater(bytes: bytes, maxBytes: maxTOCBytes)
         defer { source.stop() }
         // The parse state lives behind a pointer: the callbacks reach it as `pointee`, which
         // Swift does not check for exclusive access at run time, as it would a class's fields
