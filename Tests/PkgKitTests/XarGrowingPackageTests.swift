@@ -145,13 +145,13 @@ import TestSupport
 
     /// The download fails half way through the heap, while readers wait for it: reading throws the
     /// source's failure as the input failing, on the reader's thread, and the reader goes away
-    /// with no read left under way, whatever read ahead.
+    /// with no read left under way, whatever read ahead. Failing inside the TOC fails the open.
     @Test(.timeLimit(.minutes(2)))
     func aSourceFailingMidHeapFailsTheReadCleanly() throws {
         let dir = try Scratch()
         let path = try XarCrafter(XarReadAheadTests.mixed()).write(to: dir.path("p.pkg"))
         let data = try Array(Data(contentsOf: URL(fileURLWithPath: path)))
-        let toc = try #require(XarTableOfContents.read(path))
+        let toc = try XarTableOfContents.read(path)
         let failure = ReadError.io(path: "growing.pkg", "the download failed")
         for plan in [nil, ReadAheadPlan.deliver, .verify] {
             let bytes = GrowingBytes(data)
@@ -175,6 +175,13 @@ import TestSupport
         bytes.finish()
         fed()
         #expect(bytes.reading == 0)
+
+        let early = GrowingBytes(data)
+        let fedEarly = Self.feed(early, step: 1_000, upTo: 2_000, failing: true)
+        #expect(throws: failure) { try Self.open(early) }
+        early.finish()
+        fedEarly()
+        #expect(early.reading == 0)
     }
 
     /// A file opened through `PackageFile` reads as `open(path:)` reads it, and its failures are
@@ -189,5 +196,6 @@ import TestSupport
         #expect(try XarReaderTests.read(reader) == XarReadAheadTests.read(path, plan: nil))
         let missing = dir.path("missing.pkg")
         #expect(throws: ReadError.io(path: missing, String(cString: strerror(ENOENT)))) { try PackageFile(path: missing) }
+        #expect(throws: XarTOCError.unreadable(String(cString: strerror(ENOENT)))) { try XarTableOfContents.read(missing) }
     }
 }

@@ -21,25 +21,36 @@ import TestSupport
         return try PackageFile(path: path)
     }
 
-    /// Every chunk until the end (empty) or a failure (nil).
-    static func drain(_ inflater: XarTOCInflater) -> (bytes: [UInt8], failed: Bool) {
+    /// An inflater over `file`, started.
+    static func started(_ file: PackageFile, maxBytes: Int64 = 512 << 20) -> XarTOCInflater {
+        let inflater = XarTOCInflater(bytes: file, maxBytes: maxBytes)
+        inflater.start()
+        return inflater
+    }
+
+    /// Every chunk until the end (empty) or a failure.
+    static func drain(_ inflater: XarTOCInflater) -> (bytes: [UInt8], failure: XarTOCError?) {
         var bytes: [UInt8] = []
-        while let chunk = inflater.next() {
-            #expect(chunk.count <= XarTOCInflater.chunkSize)
-            if chunk.isEmpty { return (bytes, false) }
-            bytes += chunk
+        do {
+            while true {
+                let chunk = try inflater.next()
+                #expect(chunk.count <= XarTOCInflater.chunkSize)
+                if chunk.isEmpty { return (bytes, nil) }
+                bytes += chunk
+            }
+        } catch {
+            return (bytes, error)
         }
-        return (bytes, true)
     }
 
     @Test func everyByteComesOutInOrderAcrossTheRing() throws {
         let dir = try Scratch()
         #expect(Self.xml.count > 4 * XarTOCInflater.depth * XarTOCInflater.chunkSize)
         let file = try Self.write(XarCrafter.zlib(Self.xml) + Array("heap bytes after the TOC".utf8), dir)
-        let inflater = XarTOCInflater(bytes: file, maxBytes: 512 << 20)
-        let (bytes, failed) = Self.drain(inflater)
+        let inflater = Self.started(file)
+        let (bytes, failure) = Self.drain(inflater)
         inflater.stop()
-        #expect(!failed)
+        #expect(failure == nil)
         #expect(bytes == Self.xml)
     }
 
@@ -47,10 +58,10 @@ import TestSupport
         let dir = try Scratch()
         let file = try Self.write(XarCrafter.zlib(Self.xml), dir)
         let limit = Int64(Self.xml.count / 3)
-        let inflater = XarTOCInflater(bytes: file, maxBytes: limit)
-        let (bytes, failed) = Self.drain(inflater)
+        let inflater = Self.started(file, maxBytes: limit)
+        let (bytes, failure) = Self.drain(inflater)
         inflater.stop()
-        #expect(failed)
+        #expect(failure == .limitPassed(.xmlBytes))
         #expect(Int64(bytes.count) <= limit)
     }
 
@@ -59,29 +70,33 @@ import TestSupport
         let compressed = XarCrafter.zlib(Self.xml)
         var damaged = compressed
         for index in stride(from: 200, to: 400, by: 1) { damaged[index] ^= 0x5A }
-        for (name, tail) in [("cut", Array(compressed.prefix(compressed.count / 2))), ("damaged", damaged), ("not zlib", Array(Self.xml.prefix(5000))), ("empty", [])] {
-            let file = try Self.write(tail, dir, name)
-            let inflater = XarTOCInflater(bytes: file, maxBytes: 512 << 20)
-            let (bytes, failed) = Self.drain(inflater)
+        for (name, tail, words) in [("cut", Array(compressed.prefix(compressed.count / 2)), "cut short"), ("damaged", damaged, "(zlib: "),
+                                    ("not zlib", Array(Self.xml.prefix(5000)), "(zlib: incorrect header check)"), ("empty", [], "cut short")] {
+            let inflater = Self.started(try Self.write(tail, dir, name))
+            let (bytes, failure) = Self.drain(inflater)
             inflater.stop()
-            #expect(failed, "\(name)")
+            guard case .malformed(let message)? = failure else {
+                Issue.record("\(name): \(String(describing: failure))")
+                continue
+            }
+            #expect(message.contains(words), "\(name): \(message)")
             if name == "cut" { #expect(bytes.count < Self.xml.count) }
         }
     }
 
     /// The parser gives up after the first chunk (a malformed TOC): stopping returns at once,
-    /// with the inflating thread blocked on a full ring.
+    /// wherever the inflating thread is (inflating, or blocked on a full ring). An inflater never
+    /// started stops at once too.
     @Test(.timeLimit(.minutes(1)))
     func stoppingEarlyReturns() throws {
         let dir = try Scratch()
         let file = try Self.write(XarCrafter.zlib(Self.xml), dir)
         for _ in 0..<20 {
-            let inflater = XarTOCInflater(bytes: file, maxBytes: 512 << 20)
-            let first = try #require(inflater.next())
+            let inflater = Self.started(file)
+            let first = try inflater.next()
             #expect(Array(first) == Array(Self.xml.prefix(first.count)))
-            // Let the thread fill the ring and wait for room.
-            Thread.sleep(forTimeInterval: 0.005)
             inflater.stop()
         }
+        XarTOCInflater(bytes: file, maxBytes: 512 << 20).stop()
     }
 }

@@ -47,7 +47,7 @@ public enum ContainerExtent {
     /// TOC cannot be read).
     public static func xarProblem(_ bytes: PackageBytes) -> String? {
         var heap = XarHeap()
-        guard let toc = XarTableOfContents.read(bytes, keepEntries: false, visit: { heap.include($0) }) else { return nil }
+        guard let toc = try? XarTableOfContents.read(bytes, keepEntries: false, visit: { heap.include($0) }) else { return nil }
         return heap.problem(toc: toc, fileSize: bytes.size)
     }
 

@@ -24,7 +24,7 @@ package enum XarMergedCopies {
     /// of the first complete zlib stream stored there; nil when the data is plain corruption.
     package static func copies(archive: String, path: String) -> Int? {
         guard let file = try? PackageFile(path: archive),
-              let toc = XarTableOfContents.read(file), let data = toc.entry(path),
+              let toc = try? XarTableOfContents.read(file), let data = toc.entry(path),
               data.encoding == "application/x-gzip", let length = data.length, let offset = data.offset,
               length > 0, length <= maxLength, offset >= 0,
               case let (start, overflow) = toc.heapStart.addingReportingOverflow(offset), !overflow else { return nil }

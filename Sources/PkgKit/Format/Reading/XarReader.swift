@@ -63,11 +63,18 @@ final class XarReader: PackageReader, ReadAheadReader {
         }
         var table = XarEntryTable()
         var count = 0
-        guard let toc = XarTableOfContents.read(bytes, keepEntries: false, visit: { entry in
-            count += 1
-            // More entries than allowed: the scanner reports it on the first one past the limit.
-            if count <= limits.maxEntries + 1 { table.add(entry) }
-        }) else { return .needsArchiveSupport("the table of contents cannot be read (truncated or corrupt)") }
+        let toc: XarTableOfContents
+        do {
+            toc = try XarTableOfContents.read(bytes, keepEntries: false) { entry in
+                count += 1
+                // More entries than allowed: the scanner reports it on the first one past the limit.
+                if count <= limits.maxEntries + 1 { table.add(entry) }
+            }
+        } catch .unreadable(let reason) {
+            throw ReadError.io(path: path, reason)
+        } catch {
+            return .needsArchiveSupport(error.description)
+        }
         if let reason = table.needsLibArchive { return .needsArchiveSupport("a xar package using \(reason)") }
         guard let tocStyle = XarChecksumStyle(headerAlgorithm: toc.headerChecksumAlgorithm) else {
             return .needsArchiveSupport("a xar package with checksum algorithm \(toc.headerChecksumAlgorithm)")
@@ -86,9 +93,9 @@ final class XarReader: PackageReader, ReadAheadReader {
                                dataWanted: ((Int) -> Bool)?) throws -> XarReader? {
         guard let style = XarChecksumStyle(headerAlgorithm: kept.toc.headerChecksumAlgorithm) else { return nil }
         let reader = XarReader(bytes, path: path, heapStart: kept.toc.heapStart, table: kept.table, limits: limits, dataWanted: dataWanted)
-        var header = [UInt8](repeating: 0, count: XarTableOfContents.headerSize)
+        var header = [UInt8](repeating: 0, count: XarHeader.size)
         guard try header.withUnsafeMutableBytes({ try bytes.read(into: $0, at: 0, path: path) }) == header.count,
-              let fields = XarTableOfContents.header(header),
+              let fields = XarHeader(header),
               fields.tocLength == kept.toc.compressedLength, fields.checksumAlgorithm == kept.toc.headerChecksumAlgorithm else { return nil }
         let (failure, digest) = try reader.verifyTOC(kept.toc, style: style)
         return failure == nil && digest == kept.digest ? reader : nil
@@ -143,7 +150,7 @@ final class XarReader: PackageReader, ReadAheadReader {
         var done: Int64 = 0
         while done < toc.compressedLength {
             let count = Int(min(Int64(input.count), toc.compressedLength - done))
-            guard try bytes.read(into: UnsafeMutableRawBufferPointer(rebasing: input[0..<count]), at: Int64(XarTableOfContents.headerSize) + done, path: path) == count else {
+            guard try bytes.read(into: UnsafeMutableRawBufferPointer(rebasing: input[0..<count]), at: Int64(XarHeader.size) + done, path: path) == count else {
                 return (.unreadable(path: nil, "the table of contents is truncated"), nil)
             }
             digest.update(UnsafeRawBufferPointer(rebasing: input[0..<count]))
