@@ -60,13 +60,20 @@ final class XarEntryDecoder {
             && record.length > 0 && record.length <= Self.wholeLimit + (64 << 10)
     }
 
+    /// What `decodeWhole` did.
+    enum WholeDecoding {
+        /// The data is in the output, inflated cleanly; a digest mismatch if one digest differs.
+        case decoded(mismatch: ReadError?)
+        /// Stream the entry instead: streaming says what is wrong, if anything.
+        case streamInstead
+    }
+
     /// Decodes entry `index` into `output` (exactly its declared size) in one call and checks
-    /// both digests. True when the data is right; false when it should be streamed instead
-    /// (which then reports the problem). A digest mismatch on data that inflated cleanly throws.
-    func decodeWhole(_ index: Int, into output: UnsafeMutableRawBufferPointer) throws -> Bool {
+    /// both digests.
+    func decodeWhole(_ index: Int, into output: UnsafeMutableRawBufferPointer) -> WholeDecoding {
         let record = table.records[index]
         guard fitsWhole(record), output.count == Int(record.size), let start = heapPosition(record),
-              record.length <= bytes.size - start else { return false }
+              record.length <= bytes.size - start else { return .streamInstead }
         let length = Int(record.length)
         // Compressed data larger than `input` gets a buffer of its own for this call only: kept
         // between calls, it would hold 4 MiB per worker through the rest of the package (the peak
@@ -76,19 +83,19 @@ final class XarEntryDecoder {
         defer { own?.deallocate() }
         let stored = UnsafeMutableRawBufferPointer(rebasing: (own ?? input)[0..<length])
         // A read that fails is streamed again, which reports it.
-        guard (try? bytes.readChecked(into: stored, at: start)) == length else { return false }
-        guard whole.inflate(UnsafeRawBufferPointer(stored), into: output) else { return false }
+        guard (try? bytes.readChecked(into: stored, at: start)) == length,
+              whole.inflate(UnsafeRawBufferPointer(stored), into: output) else { return .streamInstead }
         if var digest = record.archivedStyle.makeDigest() {
             digest.update(UnsafeRawBufferPointer(stored))
             let value = digest.finalize()
-            if !value.elementsEqual(table.archivedDigest(record)) { throw archivedMismatch(index, record, value) }
+            if !value.elementsEqual(table.archivedDigest(record)) { return .decoded(mismatch: archivedMismatch(index, record, value)) }
         }
         if var digest = record.extractedStyle.makeDigest() {
             digest.update(UnsafeRawBufferPointer(output))
             let value = digest.finalize()
-            if !value.elementsEqual(table.extractedDigest(record)) { throw extractedMismatch(index, record, value) }
+            if !value.elementsEqual(table.extractedDigest(record)) { return .decoded(mismatch: extractedMismatch(index, record, value)) }
         }
-        return true
+        return .decoded(mismatch: nil)
     }
 
     /// Where a record's stored bytes start in the package, or nil when its offset is negative or

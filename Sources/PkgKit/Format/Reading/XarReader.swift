@@ -182,10 +182,18 @@ final class XarReader: PackageReader, ReadAheadReader {
         let work = table.records.indices.map { hasWork($0) }
         // The plist is kept whole when only heads are kept: the rules parse it.
         let plist = table.records.indices.first { table.records[$0].parent < 0 && table.name(table.records[$0]).elementsEqual(ContentInfo.fileName.utf8) }
-        prefetcher = XarPrefetcher(
-            plan: plan, table: table, work: work, start: index + 1, maxSize: limits.maxSize, workers: workers,
-            keepLimit: { $0 == plist ? PackageLimits.maxContentInfoBytes : XarPrefetcher.headBytes },
-            makeDecoder: { XarEntryDecoder(table: table, bytes: bytes, path: path, heapStart: heapStart) })
+        let prefetcher = XarPrefetcher(plan: plan, table: table, work: work, start: index + 1, maxSize: limits.maxSize)
+        prefetcher.start(workers: workers) { prefetcher in
+            let decoder = XarEntryDecoder(table: table, bytes: bytes, path: path, heapStart: heapStart)
+            switch plan {
+            case .deliver:
+                return XarDeliveringWorker(prefetcher: prefetcher, decoder: decoder)
+            case .verify:
+                return XarVerifyingWorker(prefetcher: prefetcher, decoder: decoder,
+                                          keepLimit: { $0 == plist ? PackageLimits.maxContentInfoBytes : XarPrefetcher.headBytes })
+            }
+        }
+        self.prefetcher = prefetcher
         return true
     }
 
