@@ -77,8 +77,7 @@ final class XarEntryDecoder {
         let length = Int(record.length)
         // Compressed data larger than `input` gets a buffer of its own for this call only: kept
         // between calls, it would hold 4 MiB per worker through the rest of the package (the peak
-        // of an install comes at its end, among large stored files). Its page faults cost about a
-        // third of those of the output block the entry gets anyway.
+        // of an install comes at its end, among large stored files).
         let own: UnsafeMutableRawBufferPointer? = length > input.count ? .allocate(byteCount: length, alignment: 16) : nil
         defer { own?.deallocate() }
         let stored = UnsafeMutableRawBufferPointer(rebasing: (own ?? input)[0..<length])
