@@ -180,7 +180,7 @@ import TestSupport
         var files: [F] = [Make.plist]
         for index in 0..<4_000 { files.append(.file("Contents/d\(index % 40)/f\(index).txt", "file number \(index)")) }
         let path = try XarCrafter(files).write(to: dir.path("p.pkg"))
-        let toc = try #require(XarTableOfContents.read(path))
+        let toc = try XarTableOfContents.read(path)
         #expect(toc.entries.count == 1 + 1 + 40 + 4_000)
         for index in [0, 1, 1_999, 3_999] {
             let entry = try #require(toc.entry("Contents/d\(index % 40)/f\(index).txt"))
@@ -261,7 +261,7 @@ import TestSupport
         memo = XarTableMemo()
         _ = try open(memo)
         var damaged = first
-        let heapStart = XarTableOfContents.headerSize + Int(try #require(XarTableOfContents.header(Array(first.prefix(28)))).tocLength)
+        let heapStart = Int(try #require(XarHeader(Array(first.prefix(XarHeader.size)))).heapStart)
         damaged[heapStart] ^= 0xFF
         try Data(damaged).write(to: URL(fileURLWithPath: path))
         #expect(throws: ReadError.self) { try Self.read(open(memo)) }
@@ -279,7 +279,7 @@ import TestSupport
         }
         let small = try #require(memo.take())
         var large = small
-        let entries = try #require(XarTableOfContents.read(path)).entries
+        let entries = try XarTableOfContents.read(path).entries
         while large.table.byteCount <= XarTableMemo.maxKeptBytes {
             for entry in entries { large.table.add(entry) }
         }

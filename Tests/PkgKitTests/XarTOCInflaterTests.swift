@@ -15,46 +15,53 @@ import TestSupport
     }()
 
     /// A file holding a 28-byte header (what the inflater skips) and then `tail`.
-    static func write(_ tail: [UInt8], _ dir: Scratch, _ name: String = "toc.xar") throws -> Int32 {
+    static func write(_ tail: [UInt8], _ dir: Scratch, _ name: String = "toc.xar") throws -> PackageFile {
         let path = dir.path(name)
         try Data(Array("xar!".utf8) + [UInt8](repeating: 0, count: 24) + tail).write(to: URL(fileURLWithPath: path))
-        let descriptor = open(path, O_RDONLY)
-        #expect(descriptor >= 0)
-        return descriptor
+        return try PackageFile(path: path)
     }
 
-    /// Every chunk until the end (empty) or a failure (nil).
-    static func drain(_ inflater: XarTOCInflater) -> (bytes: [UInt8], failed: Bool) {
+    /// An inflater over `file`, started.
+    static func started(_ file: PackageFile, maxBytes: Int64 = 512 << 20) -> XarTOCInflater {
+        let inflater = XarTOCInflater(bytes: file, maxBytes: maxBytes)
+        inflater.start()
+        return inflater
+    }
+
+    /// Every chunk until the end (empty) or a failure.
+    static func drain(_ inflater: XarTOCInflater) -> (bytes: [UInt8], failure: XarTOCError?) {
         var bytes: [UInt8] = []
-        while let chunk = inflater.next() {
-            #expect(chunk.count <= XarTOCInflater.chunkSize)
-            if chunk.isEmpty { return (bytes, false) }
-            bytes += chunk
+        do {
+            while true {
+                let chunk = try inflater.next()
+                #expect(chunk.count <= XarTOCInflater.chunkSize)
+                if chunk.isEmpty { return (bytes, nil) }
+                bytes += chunk
+            }
+        } catch {
+            return (bytes, error)
         }
-        return (bytes, true)
     }
 
     @Test func everyByteComesOutInOrderAcrossTheRing() throws {
         let dir = try Scratch()
         #expect(Self.xml.count > 4 * XarTOCInflater.depth * XarTOCInflater.chunkSize)
-        let descriptor = try Self.write(XarCrafter.zlib(Self.xml) + Array("heap bytes after the TOC".utf8), dir)
-        defer { close(descriptor) }
-        let inflater = XarTOCInflater(descriptor: descriptor, maxBytes: 512 << 20)
-        let (bytes, failed) = Self.drain(inflater)
+        let file = try Self.write(XarCrafter.zlib(Self.xml) + Array("heap bytes after the TOC".utf8), dir)
+        let inflater = Self.started(file)
+        let (bytes, failure) = Self.drain(inflater)
         inflater.stop()
-        #expect(!failed)
+        #expect(failure == nil)
         #expect(bytes == Self.xml)
     }
 
     @Test func aTableOfContentsPastTheLimitIsRefused() throws {
         let dir = try Scratch()
-        let descriptor = try Self.write(XarCrafter.zlib(Self.xml), dir)
-        defer { close(descriptor) }
+        let file = try Self.write(XarCrafter.zlib(Self.xml), dir)
         let limit = Int64(Self.xml.count / 3)
-        let inflater = XarTOCInflater(descriptor: descriptor, maxBytes: limit)
-        let (bytes, failed) = Self.drain(inflater)
+        let inflater = Self.started(file, maxBytes: limit)
+        let (bytes, failure) = Self.drain(inflater)
         inflater.stop()
-        #expect(failed)
+        #expect(failure == .limitPassed(.xmlBytes))
         #expect(Int64(bytes.count) <= limit)
     }
 
@@ -63,31 +70,33 @@ import TestSupport
         let compressed = XarCrafter.zlib(Self.xml)
         var damaged = compressed
         for index in stride(from: 200, to: 400, by: 1) { damaged[index] ^= 0x5A }
-        for (name, tail) in [("cut", Array(compressed.prefix(compressed.count / 2))), ("damaged", damaged), ("not zlib", Array(Self.xml.prefix(5000))), ("empty", [])] {
-            let descriptor = try Self.write(tail, dir, name)
-            defer { close(descriptor) }
-            let inflater = XarTOCInflater(descriptor: descriptor, maxBytes: 512 << 20)
-            let (bytes, failed) = Self.drain(inflater)
+        for (name, tail, words) in [("cut", Array(compressed.prefix(compressed.count / 2)), "cut short"), ("damaged", damaged, "(zlib: "),
+                                    ("not zlib", Array(Self.xml.prefix(5000)), "(zlib: incorrect header check)"), ("empty", [], "cut short")] {
+            let inflater = Self.started(try Self.write(tail, dir, name))
+            let (bytes, failure) = Self.drain(inflater)
             inflater.stop()
-            #expect(failed, "\(name)")
+            guard case .malformed(let message)? = failure else {
+                Issue.record("\(name): \(String(describing: failure))")
+                continue
+            }
+            #expect(message.contains(words), "\(name): \(message)")
             if name == "cut" { #expect(bytes.count < Self.xml.count) }
         }
     }
 
     /// The parser gives up after the first chunk (a malformed TOC): stopping returns at once,
-    /// with the inflating thread blocked on a full ring.
+    /// wherever the inflating thread is (inflating, or blocked on a full ring). An inflater never
+    /// started stops at once too.
     @Test(.timeLimit(.minutes(1)))
     func stoppingEarlyReturns() throws {
         let dir = try Scratch()
-        let descriptor = try Self.write(XarCrafter.zlib(Self.xml), dir)
-        defer { close(descriptor) }
+        let file = try Self.write(XarCrafter.zlib(Self.xml), dir)
         for _ in 0..<20 {
-            let inflater = XarTOCInflater(descriptor: descriptor, maxBytes: 512 << 20)
-            let first = try #require(inflater.next())
+            let inflater = Self.started(file)
+            let first = try inflater.next()
             #expect(Array(first) == Array(Self.xml.prefix(first.count)))
-            // Let the thread fill the ring and wait for room.
-            Thread.sleep(forTimeInterval: 0.005)
             inflater.stop()
         }
+        XarTOCInflater(bytes: file, maxBytes: 512 << 20).stop()
     }
 }

@@ -90,7 +90,7 @@ public struct InspectReport: Sendable, Codable {
         switch facts.format {
         case .xar, .flatPackage:
             var encodings: Set<String> = []
-            let toc = XarTableOfContents.read(path, keepEntries: false) { entry in
+            let toc = try? XarTableOfContents.read(path, keepEntries: false) { entry in
                 if entry.type == "file" && (entry.length ?? 0) > 0 { encodings.insert(entry.encoding ?? "application/octet-stream") }
             }
             report.compression = facts.format == .flatPackage ? "gzip (cpio payload)" : compression(encodings)
@@ -135,7 +135,7 @@ public struct InspectReport: Sendable, Codable {
         var encodings: Set<String> = []
         var missingDigest = false
         var heap = ContainerExtent.XarHeap()
-        guard let toc = XarTableOfContents.read(path, keepEntries: withFiles, visit: { entry in
+        guard let toc = try? XarTableOfContents.read(path, keepEntries: withFiles, visit: { entry in
             heap.include(entry)
             // Folders close after their contents, so the first entry seen lies inside (or is) the
             // first member; its top-level name is what tells an installer package.

@@ -9,10 +9,7 @@ internal import CSyscalls
 /// `sync_file_range` (`DiskWriteback`) only hands data to the device, which may keep it in a
 /// cache of its own until told to flush: a virtual disk's host then writes it out only at the
 /// final flush, with the process waiting. Flushing in the background lets that happen while the
-/// next bytes are inflated or compressed. Measured pairwise on the bench corpora, alternating
-/// which went first: medium extract 0.98–1.14 s instead of 1.24–1.42 s, many extract 4.5–4.8 s
-/// instead of 5.2–5.7 s, medium create 1.09–1.22 s instead of 1.23–1.38 s; large and huge
-/// (files of 20 MB to 2 GiB, already handed over in steps) no different beyond the disk's noise.
+/// next bytes are inflated or compressed.
 ///
 /// At most one flush runs at a time; bytes written meanwhile count towards the next.
 // Unchecked: the counters are touched only under `condition`.

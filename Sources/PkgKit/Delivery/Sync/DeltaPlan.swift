@@ -80,7 +80,7 @@ struct DeltaPlan: Sendable {
     /// be there: a sparse copy will do), with the parsed TOC; nil when the TOC does not parse.
     static func wantedFiles(inTOCOf path: String) -> (toc: XarTableOfContents, files: [WantedFile])? {
         var files: [WantedFile] = []
-        guard let toc = XarTableOfContents.read(path, keepEntries: false, visit: { entry in
+        guard let toc = try? XarTableOfContents.read(path, keepEntries: false, visit: { entry in
             guard entry.type == "file" else { return }
             let sha1 = entry.extractedStyle?.lowercased() == "sha1" ? entry.extractedChecksum : nil
             files.append(WantedFile(order: entry.order, path: ArchivePath(raw: entry.pathBytes), size: entry.size ?? 0,

@@ -2,11 +2,10 @@
 internal import CIsal
 #endif
 
-/// create's fast levels (1–3): ISA-L's streaming deflate, several times zlib's speed (about
-/// 330 MB/s at level 2 on the benchmark's text, against 46 MB/s for zlib level 4) for output
-/// about 3% larger than zlib level 6's on text, and smaller on small text files. It streams, so it
-/// serves files of any size in bounded memory. Linked on Linux only; elsewhere `init` returns nil
-/// and those levels go to libdeflate or zlib.
+/// create's fast levels (1–3): ISA-L's streaming deflate, several times zlib's speed for output
+/// a few percent larger than zlib level 6's on text, and smaller on small text files. It streams,
+/// so it serves files of any size in bounded memory. Linked on Linux only; elsewhere `init`
+/// returns nil and those levels go to libdeflate or zlib.
 ///
 /// The bytes depend only on the input and on the chunks it is fed in, which `FileEncoder` keeps
 /// fixed (its buffer's size), so the output is reproducible.

@@ -8,9 +8,9 @@ internal import CIsal
 
 /// Whole-buffer zlib streams (RFC 1950), for data whose sizes are known up front (the xar TOC gives
 /// every file's stored and unpacked length). libdeflate does this two to three times faster than
-/// zlib's streaming interface, and ISA-L's inflate another 13% faster than libdeflate on the
-/// benchmark's files; they are linked where the platform has them (Linux), and zlib does the same
-/// work everywhere else, so the core still builds for an iOS app.
+/// zlib's streaming interface, and ISA-L's inflate faster still; they are linked where the
+/// platform has them (Linux), and zlib does the same work everywhere else, so the core still
+/// builds for an iOS app.
 ///
 /// Each value holds its engine's state: one per thread, never shared.
 final class WholeBufferInflater {

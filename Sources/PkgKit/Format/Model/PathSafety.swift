@@ -9,8 +9,8 @@ public enum PathSafety {
         if raw.count > PackageLimits.maxPathBytes {
             return "path is \(raw.count) bytes long: keep paths within \(PackageLimits.maxPathBytes) bytes"
         }
-        // One pass over the bytes, and components found by index: for every entry of a
-        // 100,000-file package, a String and an array of slices each time added up.
+        // One pass over the bytes, and components found by index: a String and an array of
+        // slices for every entry add up on packages of many files.
         var nul = false
         var control: UInt8?
         var ascii = true

@@ -39,10 +39,16 @@ public enum ContainerExtent {
     /// Why the xar at `path` is not whole, or nil when it is (or its TOC cannot be read: the
     /// readers report that themselves).
     public static func xarProblem(_ path: String) -> String? {
+        guard let file = try? PackageFile(path: path) else { return nil }
+        return xarProblem(file)
+    }
+
+    /// Why the xar in `bytes` is not whole (judged by its final size), or nil when it is (or its
+    /// TOC cannot be read).
+    public static func xarProblem(_ bytes: PackageBytes) -> String? {
         var heap = XarHeap()
-        guard let toc = XarTableOfContents.read(path, keepEntries: false, visit: { heap.include($0) }),
-              let size = fileSize(path) else { return nil }
-        return heap.problem(toc: toc, fileSize: size)
+        guard let toc = try? XarTableOfContents.read(bytes, keepEntries: false, visit: { heap.include($0) }) else { return nil }
+        return heap.problem(toc: toc, fileSize: bytes.size)
     }
 
     /// Why the zip at `path` is not whole: nil when its end of central directory record is there.

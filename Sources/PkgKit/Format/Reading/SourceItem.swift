@@ -6,7 +6,7 @@ public struct SourceItem: Sendable {
         case file([UInt8])
         /// A file found by `FolderWalker`: on disk at the walked folder's root followed by the
         /// item's package path less the walk's prefix. One shared root instead of a path per
-        /// file: 100,000 absolute paths held 12 MB through a create. The disk path follows
+        /// file, which would be held through a whole create. The disk path follows
         /// `path`: an item moved to another package path needs a `.file` origin instead.
         case walked(WalkedFolder)
         /// Bytes made in memory (a synthesised ContentInfo.plist).

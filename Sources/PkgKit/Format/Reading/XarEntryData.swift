@@ -3,16 +3,23 @@ import Foundation
 /// Reads one small member of a xar straight from its heap, for `inspect`, which describes a
 /// package from its TOC without streaming every member through libarchive.
 enum XarEntryData {
-    /// The unpacked bytes of `entry` (zlib or stored), or nil when they cannot be had within `limit`.
+    /// The unpacked bytes of `entry` (zlib or stored) in the xar file at `path`, or nil when they
+    /// cannot be had within `limit`.
     static func read(_ entry: XarTableOfContents.Entry, from path: String, heapStart: Int64, limit: Int) -> Data? {
+        guard let file = try? PackageFile(path: path) else { return nil }
+        return read(entry, from: file, heapStart: heapStart, limit: limit)
+    }
+
+    /// The unpacked bytes of `entry` (zlib or stored) in the xar in `bytes`, or nil when they
+    /// cannot be had within `limit`.
+    static func read(_ entry: XarTableOfContents.Entry, from bytes: PackageBytes, heapStart: Int64, limit: Int) -> Data? {
         guard let length = entry.length, let offset = entry.offset else { return Data() }
-        // Offsets come from the archive: add them without overflow before seeking.
+        // Offsets come from the archive: add them without overflow before reading.
         let (start, overflow) = heapStart.addingReportingOverflow(offset)
-        guard length >= 0, length <= Int64(limit), offset >= 0, !overflow, start >= 0,
-              let handle = FileHandle(forReadingAtPath: path) else { return nil }
-        defer { try? handle.close() }
-        guard (try? handle.seek(toOffset: UInt64(start))) != nil,
-              let stored = try? handle.read(upToCount: Int(length)), stored.count == Int(length) else { return nil }
+        guard length >= 0, length <= Int64(limit), offset >= 0, !overflow, start >= 0 else { return nil }
+        var stored = Data(count: Int(length))
+        let count = stored.withUnsafeMutableBytes { try? bytes.readChecked(into: $0, at: start) }
+        guard count == Int(length) else { return nil }
         switch entry.encoding ?? "application/octet-stream" {
         case "application/octet-stream":
             return stored

@@ -1,27 +1,15 @@
-internal import CZlib
-#if canImport(CIsal)
-internal import CIsal
-#endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
-
-/// Turns one xar entry's heap bytes into its data: `pread`, inflate, and a check of the sizes and
+/// Turns one xar entry's heap bytes into its data: read, inflate, and a check of the sizes and
 /// both TOC digests. The reader uses one on its own thread, and each read-ahead worker has its own.
 ///
-/// Two ways: `decodeWhole` inflates an entry in one call (ISA-L or libdeflate where linked) when its
-/// sizes are small enough to hold; `start` and `read` stream any entry in chunks, through ISA-L
-/// where it is linked (over twice zlib's speed on large text), else zlib. Whenever the one-call
-/// way meets anything unexpected it gives up, and streaming the entry again reports exactly what
-/// is wrong; whenever ISA-L's stream does, zlib streams the entry again to say what, so the words
-/// are zlib's whichever way was tried first.
+/// Two ways: `decodeWhole` inflates an entry in one call when its sizes are small enough to hold;
+/// `start` and `read` stream any entry in chunks through the fastest `StreamInflater` linked.
+/// Whenever the one-call way meets anything unexpected it gives up, and streaming the entry again
+/// reports exactly what is wrong; whenever a stream inflater other than zlib's does, zlib streams
+/// the entry again to say what, so the words are zlib's whichever way was tried first.
 final class XarEntryDecoder {
     let table: XarEntryTable
-    private let descriptor: Int32
+    private let bytes: PackageBytes
     private let path: String
-    private let fileSize: Int64
     private let heapStart: Int64
 
     // The entry being streamed.
@@ -33,38 +21,33 @@ final class XarEntryDecoder {
     private var archivedDigest: XarDigest?
     private var extractedDigest: XarDigest?
     private var hashedOnce = false
-    private var stream = z_stream()
-    private var streamOpen = false
+    /// The inflater streaming the current entry, and whether its stream has ended.
+    private var inflater: StreamInflater
+    private var inflaterEnded = false
+    /// The fastest inflater linked, which streams every entry first.
+    private let fastest: StreamInflater
+    /// zlib's, made when an entry needs telling what is wrong with it in zlib's words.
+    private var zlib: Inflater?
     private let input: UnsafeMutableRawBufferPointer
     private let whole = WholeBufferInflater()
-    #if canImport(CIsal)
-    /// ISA-L's streaming state (87 KB), and whether its stream has ended.
-    private let isal: UnsafeMutablePointer<inflate_state>? = .allocate(capacity: 1)
-    private var isalEnded = false
-    #endif
-    /// Set while zlib streams an entry again to say what ISA-L found wrong with it.
-    private var diagnosing = false
 
     static let inputSize = 1 << 20
     /// The largest entry (unpacked, and stored) decoded in one call.
     static let wholeLimit: Int64 = 4 << 20
 
-    init(table: XarEntryTable, descriptor: Int32, path: String, fileSize: Int64, heapStart: Int64) {
+    /// A decoder of `table`'s entries, whose heap starts at `heapStart` in `bytes`; `path` names
+    /// the package in messages.
+    init(table: XarEntryTable, bytes: PackageBytes, path: String, heapStart: Int64) {
         self.table = table
-        self.descriptor = descriptor
+        self.bytes = bytes
         self.path = path
-        self.fileSize = fileSize
         self.heapStart = heapStart
+        fastest = makeStreamInflater()
+        inflater = fastest
         input = .allocate(byteCount: Self.inputSize, alignment: 16)
     }
 
-    deinit {
-        if streamOpen { inflateEnd(&stream) }
-        input.deallocate()
-        #if canImport(CIsal)
-        isal?.deallocate()
-        #endif
-    }
+    deinit { input.deallocate() }
 
     /// The entry's path for messages, made only when one is needed.
     func displayPath(_ index: Int) -> String {
@@ -77,39 +60,57 @@ final class XarEntryDecoder {
             && record.length > 0 && record.length <= Self.wholeLimit + (64 << 10)
     }
 
+    /// What `decodeWhole` did.
+    enum WholeDecoding {
+        /// The data is in the output, inflated cleanly; a digest mismatch if one digest differs.
+        case decoded(mismatch: ReadError?)
+        /// Stream the entry instead: streaming says what is wrong, if anything.
+        case streamInstead
+    }
+
     /// Decodes entry `index` into `output` (exactly its declared size) in one call and checks
-    /// both digests. True when the data is right; false when it should be streamed instead
-    /// (which then reports the problem). A digest mismatch on data that inflated cleanly throws.
-    func decodeWhole(_ index: Int, into output: UnsafeMutableRawBufferPointer) throws -> Bool {
+    /// both digests.
+    func decodeWhole(_ index: Int, into output: UnsafeMutableRawBufferPointer) -> WholeDecoding {
         let record = table.records[index]
-        guard fitsWhole(record), output.count == Int(record.size), record.offset >= 0,
-              case let (start, overflow) = heapStart.addingReportingOverflow(record.offset), !overflow,
-              start <= fileSize, record.length <= fileSize - start else { return false }
+        guard fitsWhole(record), output.count == Int(record.size), let start = heapPosition(record),
+              record.length <= bytes.size - start else { return .streamInstead }
         let length = Int(record.length)
         // Compressed data larger than `input` gets a buffer of its own for this call only: kept
         // between calls, it would hold 4 MiB per worker through the rest of the package (the peak
-        // of an install comes at its end, among large stored files). Its page faults cost about a
-        // third of those of the output block the entry gets anyway.
+        // of an install comes at its end, among large stored files).
         let own: UnsafeMutableRawBufferPointer? = length > input.count ? .allocate(byteCount: length, alignment: 16) : nil
         defer { own?.deallocate() }
         let stored = UnsafeMutableRawBufferPointer(rebasing: (own ?? input)[0..<length])
-        guard readFully(descriptor, stored, at: start) == length else { return false }
-        guard whole.inflate(UnsafeRawBufferPointer(stored), into: output) else { return false }
+        // A read that fails is streamed again, which reports it.
+        guard (try? bytes.readChecked(into: stored, at: start)) == length,
+              whole.inflate(UnsafeRawBufferPointer(stored), into: output) else { return .streamInstead }
         if var digest = record.archivedStyle.makeDigest() {
             digest.update(UnsafeRawBufferPointer(stored))
             let value = digest.finalize()
-            if !value.elementsEqual(table.archivedDigest(record)) { throw archivedMismatch(index, record, value) }
+            if !value.elementsEqual(table.archivedDigest(record)) { return .decoded(mismatch: archivedMismatch(index, record, value)) }
         }
         if var digest = record.extractedStyle.makeDigest() {
             digest.update(UnsafeRawBufferPointer(output))
             let value = digest.finalize()
-            if !value.elementsEqual(table.extractedDigest(record)) { throw extractedMismatch(index, record, value) }
+            if !value.elementsEqual(table.extractedDigest(record)) { return .decoded(mismatch: extractedMismatch(index, record, value)) }
         }
-        return true
+        return .decoded(mismatch: nil)
+    }
+
+    /// Where a record's stored bytes start in the package, or nil when its offset is negative or
+    /// lies past the package's end.
+    private func heapPosition(_ record: XarEntryTable.Record) -> Int64? {
+        guard record.offset >= 0, case let (start, overflow) = heapStart.addingReportingOverflow(record.offset), !overflow,
+              start <= bytes.size else { return nil }
+        return start
     }
 
     /// Starts streaming entry `index` (a file).
     func start(_ index: Int) throws {
+        try start(index, through: fastest)
+    }
+
+    private func start(_ index: Int, through inflater: StreamInflater) throws {
         let record = table.records[index]
         self.index = index
         produced = 0
@@ -118,9 +119,7 @@ final class XarEntryDecoder {
             reading = false
             return
         }
-        guard record.offset >= 0, record.length >= 0,
-              case let (start, overflow) = heapStart.addingReportingOverflow(record.offset), !overflow,
-              start <= fileSize, record.length <= fileSize - start || record.gzip else {
+        guard let start = heapPosition(record), record.length >= 0, record.length <= bytes.size - start || record.gzip else {
             throw ReadError.unreadable(path: displayPath(index), "the data lies outside the package (truncated or corrupt)")
         }
         position = start
@@ -130,22 +129,10 @@ final class XarEntryDecoder {
         hashedOnce = !record.gzip && record.archivedStyle == record.extractedStyle
             && table.archivedDigest(record).elementsEqual(table.extractedDigest(record))
         extractedDigest = hashedOnce ? nil : record.extractedStyle.makeDigest()
-        #if canImport(CIsal)
-        if record.gzip && record.length > 0, !diagnosing, let isal {
-            isal_inflate_init(isal)
-            // ISA-L checks the stream's Adler-32 trailer itself in this mode.
-            isal.pointee.crc_flag = UInt32(ISAL_ZLIB)
-            isalEnded = false
-            reading = true
-            return
-        }
-        #endif
         if record.gzip && record.length > 0 {
-            if streamOpen { inflateReset(&stream) } else {
-                guard CZlib_inflateInit(&stream) == Z_OK else { throw ReadError.io(path: path, "zlib could not start") }
-                streamOpen = true
-            }
-            stream.avail_in = 0
+            self.inflater = inflater
+            inflater.reset()
+            inflaterEnded = false
         }
         reading = true
     }
@@ -180,7 +167,7 @@ final class XarEntryDecoder {
         let count = Int(min(Int64(buffer.count), remaining))
         guard count > 0 else { return 0 }
         let target = UnsafeMutableRawBufferPointer(rebasing: buffer[0..<count])
-        guard try readAvailable(target, at: position) == count else { throw truncated() }
+        guard try bytes.read(into: target, at: position, path: path) == count else { throw truncated() }
         archivedDigest?.update(UnsafeRawBufferPointer(target))
         position += Int64(count)
         remaining -= Int64(count)
@@ -192,7 +179,7 @@ final class XarEntryDecoder {
         // Compressed data may run past the end of the file: what is there is inflated,
         // so that a stream ending early (merged copies) is told from a cut-off file.
         let wanted = Int(min(Int64(input.count), remaining))
-        let count = try readAvailable(UnsafeMutableRawBufferPointer(rebasing: input[0..<wanted]), at: position)
+        let count = try bytes.read(into: UnsafeMutableRawBufferPointer(rebasing: input[0..<wanted]), at: position, path: path)
         guard count > 0 else { throw truncated() }
         archivedDigest?.update(UnsafeRawBufferPointer(rebasing: input[0..<count]))
         position += Int64(count)
@@ -200,72 +187,59 @@ final class XarEntryDecoder {
         return count
     }
 
+    /// What can be wrong with a compressed stream.
+    private enum StreamProblem {
+        case corrupt(String)
+        case endedEarly
+        case truncated
+    }
+
+    /// The next inflated bytes of the entry. Only a clean end (the whole stored length used, the
+    /// trailer right) ends it; anything else is a `StreamProblem`.
     private func inflateSome(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        #if canImport(CIsal)
-        if !diagnosing, let isal { return try isalInflateSome(isal, into: buffer) }
-        #endif
+        if inflaterEnded { return 0 }
         while true {
-            if stream.avail_in == 0 && remaining > 0 {
-                stream.next_in = input.baseAddress!.assumingMemoryBound(to: Bytef.self)
-                stream.avail_in = uInt(try refill())
+            if inflater.pendingInput == 0 && remaining > 0 {
+                inflater.supply(UnsafeRawBufferPointer(rebasing: input[0..<(try refill())]))
             }
-            stream.next_out = buffer.baseAddress!.assumingMemoryBound(to: Bytef.self)
-            stream.avail_out = uInt(min(buffer.count, Int(UInt32.max)))
-            let status = inflate(&stream, Z_NO_FLUSH)
-            let count = buffer.count - Int(stream.avail_out)
+            let (count, status) = inflater.inflate(into: buffer)
             switch status {
-            case Z_OK:
+            case .more:
                 if count > 0 { return count }
-            case Z_STREAM_END:
-                if stream.avail_in > 0 || remaining > 0 { throw endedEarly() }
+            case .ended:
+                guard inflater.pendingInput == 0 && remaining == 0 else { throw try failure(.endedEarly) }
+                inflaterEnded = true
                 return count
-            case Z_BUF_ERROR where remaining > 0 || stream.avail_in > 0:
+            case .needsInput:
                 if count > 0 { return count }
-            case Z_BUF_ERROR:
-                if count > 0 { return count }
-                throw ReadError.unreadable(path: displayPath(index), "the compressed data is truncated: the package is corrupt; rebuild it")
-            default:
-                let message = stream.msg.map { String(cString: $0) } ?? "error \(status)"
-                throw ReadError.unreadable(path: displayPath(index), "the compressed data is corrupt (zlib: \(message)): rebuild the package")
+                if inflater.pendingInput == 0 && remaining == 0 { throw try failure(.truncated) }
+            case .corrupt(let message):
+                throw try failure(.corrupt(message))
             }
         }
     }
 
-    #if canImport(CIsal)
-    /// `inflateSome` through ISA-L. Only a clean end (the whole stored length used, the trailer
-    /// right) ends the entry; anything else is handed to `diagnosis`.
-    private func isalInflateSome(_ state: UnsafeMutablePointer<inflate_state>, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        if isalEnded { return 0 }
-        while true {
-            if state.pointee.avail_in == 0 && remaining > 0 {
-                state.pointee.next_in = input.baseAddress!.assumingMemoryBound(to: UInt8.self)
-                state.pointee.avail_in = UInt32(try refill())
-            }
-            state.pointee.next_out = buffer.baseAddress!.assumingMemoryBound(to: UInt8.self)
-            state.pointee.avail_out = UInt32(min(buffer.count, Int(UInt32.max)))
-            let status = isal_inflate(state)
-            let count = buffer.count - Int(state.pointee.avail_out)
-            guard status == ISAL_DECOMP_OK else { throw try diagnosis() }
-            if state.pointee.block_state == ISAL_BLOCK_FINISH {
-                guard state.pointee.avail_in == 0 && remaining == 0 else { throw try diagnosis() }
-                isalEnded = true
-                return count
-            }
-            if count > 0 { return count }
-            if state.pointee.avail_in == 0 && remaining == 0 { throw try diagnosis() }
+    /// The error for a stream that did not end cleanly: zlib's inflater names the problem; after
+    /// any other, zlib streams the entry again from its start, its output dropped, to say it in
+    /// zlib's words.
+    private func failure(_ problem: StreamProblem) throws -> ReadError {
+        guard inflater is Inflater else { return try diagnosis() }
+        switch problem {
+        case .corrupt(let message):
+            return .unreadable(path: displayPath(index), "the compressed data is corrupt (zlib: \(message)): rebuild the package")
+        case .endedEarly:
+            return endedEarly()
+        case .truncated:
+            return .unreadable(path: displayPath(index), "the compressed data is truncated: the package is corrupt; rebuild it")
         }
     }
 
-    /// What is wrong with the entry being streamed, which ISA-L did not inflate cleanly: zlib
-    /// streams it again from its start, its output dropped, to say it in zlib's words.
     private func diagnosis() throws -> ReadError {
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
-        diagnosing = true
-        defer {
-            diagnosing = false
-            scratch.deallocate()
-        }
-        try start(index)
+        defer { scratch.deallocate() }
+        let zlib = self.zlib ?? Inflater()
+        self.zlib = zlib
+        try start(index, through: zlib)
         do {
             while try read(into: scratch) > 0 {}
         } catch let error as ReadError {
@@ -274,7 +248,6 @@ final class XarEntryDecoder {
         // Two inflaters disagreeing would be a bug in one of them: the data is not trusted.
         return .unreadable(path: displayPath(index), "the compressed data could not be inflated (ISA-L and zlib disagree): rebuild the package")
     }
-    #endif
 
     /// After the last byte: sizes and both digests.
     private func check(_ record: XarEntryTable.Record) throws {
@@ -302,7 +275,7 @@ final class XarEntryDecoder {
     /// twice into one entry like this; anything else is corruption.
     private func endedEarly() -> ReadError {
         let record = table.records[index]
-        let consumed = record.length - remaining - Int64(stream.avail_in)
+        let consumed = record.length - remaining - Int64(inflater.pendingInput)
         if let copies = XarMergedCopies.copies(declaredLength: record.length, firstStream: consumed) {
             return XarMergedCopies.failure(path: displayPath(index), copies: copies)
         }
@@ -311,12 +284,5 @@ final class XarEntryDecoder {
 
     private func truncated() -> ReadError {
         .unreadable(path: displayPath(index), "the package is truncated: this file's data is cut short")
-    }
-
-    /// `pread` until `buffer` is full or the file ends; the bytes read. A refused read throws.
-    private func readAvailable(_ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
-        let count = readFully(descriptor, buffer, at: offset)
-        guard count >= 0 else { throw ReadError.io(path: path, errnoText()) }
-        return count
     }
 }

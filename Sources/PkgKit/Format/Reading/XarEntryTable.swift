@@ -143,8 +143,8 @@ struct XarEntryTable: Sendable {
     private static func appendHex(_ text: String?, to arena: inout [UInt8]) -> UInt8 {
         guard var text else { return 0 }
         // Decoded into a buffer of its own and appended at once (byte by byte, the arena's
-        // appends cost more than parsing the rest of the entry), and without a branch per digit:
-        // hex digits are random, and mispredicted branches were most of the decoding.
+        // appends would cost more than parsing the rest of the entry), and without a branch per
+        // digit: hex digits are random, so such branches are mispredicted half the time.
         let valid = text.withUTF8 { hex -> Bool in
             guard hex.count % 2 == 0, hex.count <= 128 else { return false }
             var invalid = 0

@@ -1,14 +1,10 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Reads and checks xar entries' data ahead of the reader, on worker threads, and hands it over
-/// in TOC order. The heap is random access: each worker `pread`s, inflates and verifies a batch of
-/// consecutive entries with its own `XarEntryDecoder`, while the reader's thread takes finished
-/// data in order.
+/// in TOC order. The heap is random access: each worker reads, inflates and verifies a batch of
+/// consecutive entries with its own `XarEntryDecoder` (`XarDeliveringWorker`,
+/// `XarVerifyingWorker`), while the reader's thread takes finished data in order. This type is
+/// the hand-off between them: the batches, and who waits for whom.
 ///
 /// Memory is bounded whatever the package holds. With `.deliver`, decoded bytes wait in blocks
 /// counted against `window`; the batch the reader is on may exceed it by `streamCap` (so the
@@ -16,100 +12,59 @@ import Darwin
 /// first bytes of each file are kept (what executable detection and the plist need), so workers
 /// run ahead freely. Entries past the package's size limit are never started.
 final class XarPrefetcher: @unchecked Sendable {
-    // @unchecked Sendable: every `var` below (and every `Batch`'s fields) is read and written only
-    // with `condition` locked; `table`, `work`, `keep` are immutable; each worker thread owns its
-    // decoder and scratch buffers, and block memory is handed over under the lock.
+    // @unchecked Sendable: every `var` below (and every batch's fields) is read and written only
+    // with `condition` locked; `table`, `work`, `plan` and the bounds are immutable; each worker
+    // owns its decoder and scratch memory, and block memory is handed over under the lock.
 
     /// Decoded bytes held for the reader (`.deliver`).
     static let window = 3 << 20
     /// What the reader's current batch may hold beyond `window`.
     static let streamCap = 2 << 20
-    /// Blocks decoded bytes are written into; an entry decoded in one call gets one of its own size.
-    static let blockSize = 1 << 20
-    /// Freed blocks kept for reuse: a fresh mapping costs a page fault per 4 KiB.
-    static let maxPooled = 2 << 20
     /// A batch ends after this many decoded bytes or entries.
     static let batchBytes: Int64 = 1 << 20
     static let batchEntries = 1024
     /// The first bytes of each file kept in `.verify`.
     static let headBytes = ExecutableFormat.headBytes
-
-    fileprivate struct Piece {
-        var block: Int
-        var start: Int
-        var count: Int
-    }
-
-    fileprivate struct Outcome {
-        var pieceStart = 0
-        var pieceCount = 0
-        /// Bytes the data held (in `.deliver`, also the bytes in its pieces).
-        var size: Int64 = 0
-        var done = false
-        var failure: ReadError?
-    }
-
-    fileprivate final class Batch {
-        let first: Int
-        let end: Int
-        var blocks: [UnsafeMutableRawBufferPointer?] = []
-        var pieces: [Piece] = []
-        var outcomes: [Outcome]
-        /// Bytes of blocks not yet given back.
-        var retained = 0
-        /// Blocks below this index have been given back.
-        var released = 0
-
-        init(first: Int, end: Int) {
-            self.first = first
-            self.end = end
-            outcomes = Array(repeating: Outcome(), count: end - first)
-        }
-    }
+    /// How many entries past the awaited one a worker checks before waking the reader (`.verify`),
+    /// unless its batch ends first: a reader woken for each entry catches up at once and waits
+    /// again, and on many tiny files the wake-ups cost more than the checks.
+    static let wakeAhead = 64
 
     /// Where the reader is in one entry's data.
     struct Handle {
-        fileprivate let batch: Batch
+        fileprivate let batch: XarPrefetchBatch
         fileprivate let slot: Int
         fileprivate var piece = 0
         fileprivate var offset = 0
     }
 
-    private struct Cancelled: Error {}
+    /// Work was stopped: the reader has gone.
+    struct Cancelled: Error {}
 
     let plan: ReadAheadPlan
-    private let table: XarEntryTable
-    private let work: [Bool]
-    /// Bytes kept per entry in `.verify`.
-    private let keepLimit: (Int) -> Int
-    private let condition = NSCondition()
-    private var batches: [Batch] = []
-    private var nextIndex: Int
+    let table: XarEntryTable
+    /// Whether each entry has data to decode here.
+    let work: [Bool]
     private let start: Int
     private let endIndex: Int
-    private var retained = 0
-    private var pool: [Int: [UnsafeMutableRawBufferPointer]] = [:]
-    private var pooled = 0
+    private let condition = NSCondition()
+    private let pool = XarBlockPool()
+    private var batches: [XarPrefetchBatch] = []
+    private var nextIndex: Int
     private var cancelled = false
     private var running = 0
     /// Whether the reader is waiting for a worker.
     private var readerWaiting = false
     /// The entry whose check the reader waits for (`.verify`).
-    private var awaited: (batch: Batch, slot: Int)?
-    /// How many entries past the awaited one a worker checks before waking the reader (`.verify`),
-    /// unless its batch ends first: woken for each entry, the reader caught up at once and
-    /// waited again, and on 100,000 tiny files the wake-ups cost more than the checks.
-    static let wakeAhead = 64
+    private var awaited: (batch: XarPrefetchBatch, slot: Int)?
 
-    /// Starts `workers` threads on the entries from `start` on that `work` marks, up to the first
-    /// whose declared size would take the total past `maxSize` (that one included: the scanner
-    /// stops after it). `makeDecoder` is called once on each worker thread.
-    init(plan: ReadAheadPlan, table: XarEntryTable, work: [Bool], start: Int, maxSize: Int64, workers: Int,
-         keepLimit: @escaping @Sendable (Int) -> Int, makeDecoder: @escaping @Sendable () -> XarEntryDecoder) {
+    /// Read-ahead over the entries from `start` on that `work` marks, up to the first whose
+    /// declared size would take the total past `maxSize` (that one included: the scanner stops
+    /// after it). No work starts before `start(workers:makeWorker:)`.
+    init(plan: ReadAheadPlan, table: XarEntryTable, work: [Bool], start: Int, maxSize: Int64) {
         self.plan = plan
         self.table = table
         self.work = work
-        self.keepLimit = keepLimit
         nextIndex = start
         self.start = start
         var end = start
@@ -127,24 +82,32 @@ final class XarPrefetcher: @unchecked Sendable {
             end += 1
         }
         endIndex = end
-        running = workers
-        for _ in 0..<workers {
-            Thread.detachNewThread { [self] in
-                let decoder = makeDecoder()
-                run(decoder)
-            }
-        }
     }
 
     deinit {
-        for batch in batches { batch.blocks.forEach { $0?.deallocate() } }
-        for blocks in pool.values { blocks.forEach { $0.deallocate() } }
+        for batch in batches { batch.releaseAll(to: pool) }
+    }
+
+    /// Starts `workers` threads, each running the worker `makeWorker` makes on it.
+    func start(workers: Int, makeWorker: @escaping @Sendable (XarPrefetcher) -> any XarPrefetchWorker) {
+        condition.lock()
+        running += workers
+        condition.unlock()
+        for _ in 0..<workers {
+            Thread.detachNewThread { [self] in
+                makeWorker(self).run()
+                condition.lock()
+                running -= 1
+                condition.broadcast()
+                condition.unlock()
+            }
+        }
     }
 
     /// Whether entry `index`'s data comes from here.
     func covers(_ index: Int) -> Bool { index >= start && index < endIndex && work[index] }
 
-    /// Stops the workers and waits until they have: called before the reader closes its file.
+    /// Stops the workers and waits until they have (so until reads under way have returned).
     func shutdown() {
         condition.lock()
         cancelled = true
@@ -161,7 +124,7 @@ final class XarPrefetcher: @unchecked Sendable {
         defer { condition.unlock() }
         while true {
             while let oldest = batches.first, oldest.end <= index {
-                drop(batches.removeFirst())
+                batches.removeFirst().releaseAll(to: pool)
                 condition.broadcast()
             }
             if let batch = batches.first, batch.first <= index {
@@ -189,8 +152,7 @@ final class XarPrefetcher: @unchecked Sendable {
         let piece = batch.pieces[outcome.pieceStart + handle.piece]
         // Every block before this piece's has been read to its end.
         if piece.block > batch.released {
-            for block in batch.released..<piece.block { give(batch, block) }
-            batch.released = piece.block
+            batch.release(below: piece.block, to: pool)
             condition.broadcast()
         }
         let block = batch.blocks[piece.block]!
@@ -234,7 +196,7 @@ final class XarPrefetcher: @unchecked Sendable {
     }
 
     /// Waits for a worker (under the lock). Workers wake the reader only while it waits: a
-    /// wake-up for every entry finished cost a tenth of validating 100,000 tiny files.
+    /// wake-up for every entry finished would cost more than checking many tiny files.
     private func waitAsReader() {
         readerWaiting = true
         condition.wait()
@@ -246,30 +208,10 @@ final class XarPrefetcher: @unchecked Sendable {
         if readerWaiting { condition.broadcast() }
     }
 
-    /// Gives back every block of a batch the reader has left (under the lock).
-    private func drop(_ batch: Batch) {
-        for block in batch.released..<batch.blocks.count { give(batch, block) }
-        batch.released = batch.blocks.count
-    }
-
-    /// Gives one block back to the pool (under the lock).
-    private func give(_ batch: Batch, _ index: Int) {
-        guard let block = batch.blocks[index] else { return }
-        batch.blocks[index] = nil
-        batch.retained -= block.count
-        retained -= block.count
-        if pooled + block.count <= Self.maxPooled {
-            pool[block.count, default: []].append(block)
-            pooled += block.count
-        } else {
-            block.deallocate()
-        }
-    }
-
     // MARK: - The workers' side
 
     /// The next batch to work on, or nil when there is none (or work was cancelled).
-    private func take() -> Batch? {
+    func take() -> XarPrefetchBatch? {
         condition.lock()
         defer { condition.unlock() }
         while nextIndex < endIndex && !work[nextIndex] { nextIndex += 1 }
@@ -286,151 +228,62 @@ final class XarPrefetcher: @unchecked Sendable {
             end += 1
         }
         nextIndex = end
-        let batch = Batch(first: first, end: end)
+        let batch = XarPrefetchBatch(first: first, end: end)
         batches.append(batch)
         wakeReader()
         return batch
     }
 
-    private func run(_ decoder: XarEntryDecoder) {
-        let scratch = plan == .verify ? UnsafeMutableRawBufferPointer.allocate(byteCount: Int(XarEntryDecoder.wholeLimit), alignment: 16) : nil
-        defer {
-            scratch?.deallocate()
-            condition.lock()
-            running -= 1
-            condition.broadcast()
-            condition.unlock()
-        }
-        do {
-            while let batch = take() {
-                var cursor: (block: Int, used: Int)?
-                for index in batch.first..<batch.end where work[index] {
-                    try process(index, in: batch, decoder: decoder, cursor: &cursor, scratch: scratch)
-                }
-                condition.lock()
-                wakeReader()
-                condition.unlock()
-            }
-        } catch {
-            // Cancelled: the reader has gone.
-        }
+    /// A worker has done a batch.
+    func batchDone() {
+        condition.lock()
+        wakeReader()
+        condition.unlock()
     }
 
-    /// Decodes and checks one entry, leaving its bytes (or its first bytes) in the batch.
-    private func process(_ index: Int, in batch: Batch, decoder: XarEntryDecoder,
-                         cursor: inout (block: Int, used: Int)?, scratch: UnsafeMutableRawBufferPointer?) throws {
-        let slot = index - batch.first
+    /// Throws `Cancelled` once the reader has gone: a worker asks between the chunks of a long entry.
+    func checkCancelled() throws {
         condition.lock()
-        batch.outcomes[slot].pieceStart = batch.pieces.count
+        defer { condition.unlock() }
+        if cancelled { throw Cancelled() }
+    }
+
+    /// A worker starts on entry `index` of `batch`: its pieces start here.
+    func begin(_ index: Int, in batch: XarPrefetchBatch) {
+        condition.lock()
+        batch.outcomes[index - batch.first].pieceStart = batch.pieces.count
         condition.unlock()
-        let record = table.records[index]
-        let keep = plan == .verify ? keepLimit(index) : Int.max
-        var kept = 0
-        var size: Int64 = 0
-        var failure: ReadError?
-
-        /// Hands over `bytes` decoded (copying at most what is kept when verifying).
-        func emit(_ bytes: UnsafeRawBufferPointer) throws {
-            size += Int64(bytes.count)
-            guard kept < keep else { return }
-            let count = min(bytes.count, keep - kept)
-            let target = try space(batch, &cursor, atLeast: count, exact: count)
-            target.copyMemory(from: UnsafeRawBufferPointer(rebasing: bytes[0..<count]))
-            commit(batch, slot, &cursor, count)
-            kept += count
-        }
-
-        do {
-            if decoder.fitsWhole(record) {
-                let count = Int(record.size)
-                let output: UnsafeMutableRawBufferPointer
-                if let scratch {
-                    output = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<count])
-                } else {
-                    output = try space(batch, &cursor, atLeast: count, exact: count)
-                }
-                var done = false
-                do {
-                    done = try decoder.decodeWhole(index, into: output)
-                } catch let error as ReadError {
-                    // Inflated cleanly but a digest differs: the bytes are handed over, then the failure.
-                    failure = error
-                    done = true
-                }
-                if done {
-                    if scratch != nil {
-                        try emit(UnsafeRawBufferPointer(output))
-                    } else {
-                        size = Int64(count)
-                        commit(batch, slot, &cursor, count)
-                    }
-                    finish(batch, slot, size: size, failure: failure)
-                    return
-                }
-            }
-            // Streamed: in chunks through zlib, or stored bytes as they are.
-            try decoder.start(index)
-            while true {
-                let target: UnsafeMutableRawBufferPointer
-                if let scratch {
-                    target = UnsafeMutableRawBufferPointer(rebasing: scratch[0..<min(scratch.count, Self.blockSize)])
-                } else {
-                    target = try space(batch, &cursor, atLeast: 64 << 10, exact: nil)
-                }
-                let count = try decoder.read(into: target)
-                if count == 0 { break }
-                if scratch != nil {
-                    try emit(UnsafeRawBufferPointer(rebasing: target[0..<count]))
-                } else {
-                    size += Int64(count)
-                    commit(batch, slot, &cursor, count)
-                }
-            }
-        } catch let error as ReadError {
-            failure = error
-        }
-        finish(batch, slot, size: size, failure: failure)
     }
 
     /// Room for at least `atLeast` bytes in the batch's current block (exactly `exact` when given),
     /// taking a new block (and waiting for room in the window) when the current one is too full.
-    private func space(_ batch: Batch, _ cursor: inout (block: Int, used: Int)?, atLeast: Int, exact: Int?) throws -> UnsafeMutableRawBufferPointer {
+    func space(_ batch: XarPrefetchBatch, _ cursor: inout XarPrefetchBatch.Cursor, atLeast: Int, exact: Int?) throws -> UnsafeMutableRawBufferPointer {
         condition.lock()
         defer { condition.unlock() }
         if let current = cursor, let block = batch.blocks[current.block], block.count - current.used >= atLeast {
             let end = exact.map { current.used + $0 } ?? block.count
             return UnsafeMutableRawBufferPointer(rebasing: block[current.used..<end])
         }
-        let size = max(Self.blockSize, (atLeast + Self.blockSize - 1) / Self.blockSize * Self.blockSize)
+        let size = XarBlockPool.size(holding: atLeast)
         // The reader's own batch waits only for the reader; later ones wait for room in the window.
         while !cancelled {
-            if batch === batches.first ? batch.retained <= Self.streamCap : retained + size <= Self.window { break }
+            if batch === batches.first ? batch.retained <= Self.streamCap : pool.retained + size <= Self.window { break }
             // The reader may wait for an entry this worker has finished, and be what frees room.
             wakeReader()
             condition.wait()
         }
         if cancelled { throw Cancelled() }
-        let block: UnsafeMutableRawBufferPointer
-        if var free = pool[size], let reused = free.popLast() {
-            pool[size] = free
-            pooled -= size
-            block = reused
-        } else {
-            block = .allocate(byteCount: size, alignment: 16)
-        }
-        batch.blocks.append(block)
-        batch.retained += size
-        retained += size
-        cursor = (batch.blocks.count - 1, 0)
-        let end = exact ?? size
-        return UnsafeMutableRawBufferPointer(rebasing: block[0..<end])
+        let block = pool.take(size)
+        cursor = batch.append(block)
+        return UnsafeMutableRawBufferPointer(rebasing: block[0..<(exact ?? size)])
     }
 
-    /// Publishes `count` bytes just written at the cursor as the entry's next piece.
-    private func commit(_ batch: Batch, _ slot: Int, _ cursor: inout (block: Int, used: Int)?, _ count: Int) {
+    /// Publishes `count` bytes just written at the cursor as entry `index`'s next piece.
+    func commit(_ index: Int, in batch: XarPrefetchBatch, _ cursor: inout XarPrefetchBatch.Cursor, _ count: Int) {
         guard count > 0, let current = cursor else { return }
+        let slot = index - batch.first
         condition.lock()
-        batch.pieces.append(Piece(block: current.block, start: current.used, count: count))
+        batch.pieces.append(XarPrefetchBatch.Piece(block: current.block, start: current.used, count: count))
         batch.outcomes[slot].pieceCount += 1
         batch.outcomes[slot].size += Int64(count)
         if plan == .deliver { wakeReader() }
@@ -438,7 +291,9 @@ final class XarPrefetcher: @unchecked Sendable {
         cursor = (current.block, current.used + count)
     }
 
-    private func finish(_ batch: Batch, _ slot: Int, size: Int64, failure: ReadError?) {
+    /// Entry `index` is done: it held `size` bytes, and failed with `failure` if not nil.
+    func finish(_ index: Int, in batch: XarPrefetchBatch, size: Int64, failure: ReadError?) {
+        let slot = index - batch.first
         condition.lock()
         batch.outcomes[slot].size = size
         batch.outcomes[slot].failure = failure

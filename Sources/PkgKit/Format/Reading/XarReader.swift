@@ -1,12 +1,8 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Reads a xar itself: the TOC streamed once into a compact `XarEntryTable`, then each file's
-/// heap bytes with `pread`, inflated by zlib and checked against both TOC digests.
+/// heap bytes through the package's `PackageBytes` (`pread` for a file), inflated and checked
+/// against both TOC digests.
 ///
 /// libarchive's xar reader keeps the whole TOC as strings (about 500 bytes a file) and hashes a
 /// stored file twice, once as archived and once as extracted; this reader keeps about 120 bytes
@@ -16,8 +12,7 @@ import Darwin
 final class XarReader: PackageReader, ReadAheadReader {
     let format: PackageFormat = .xar
     private let path: String
-    private let descriptor: Int32
-    private let fileSize: Int64
+    private let bytes: PackageBytes
     private let heapStart: Int64
     private let table: XarEntryTable
     /// Entries whose data the caller wants (nil: all of them).
@@ -44,88 +39,86 @@ final class XarReader: PackageReader, ReadAheadReader {
         case needsArchiveSupport(String)
     }
 
-    /// Opens the xar at `path` when pkgtool reads it itself; otherwise says why not, so that
-    /// libarchive (when registered) reads it and reports its own diagnosis of a TOC that does not parse.
+    /// Opens the xar file at `path`, read with `pread`; see `open(_:path:limits:dataWanted:memo:)`.
+    static func open(path: String, limits: PackageLimits, dataWanted: ((_ entryIndex: Int) -> Bool)? = nil,
+                     memo: XarTableMemo? = nil) throws -> Opening {
+        try open(PackageFile(path: path), path: path, limits: limits, dataWanted: dataWanted, memo: memo)
+    }
+
+    /// Opens the xar whose bytes `bytes` gives, when pkgtool reads it itself; otherwise says why
+    /// not, so that libarchive (when registered) reads it and reports its own diagnosis of a TOC
+    /// that does not parse. `path` names the package in messages. Every read of the package goes
+    /// through `bytes`; one that throws reaches the caller as a `ReadError` (`ReadError.io` unless
+    /// the source threw a `ReadError` of its own).
     ///
     /// `dataWanted` is asked once per entry (its index in TOC document order), here, on this
     /// thread: an entry it refuses is still returned by `nextEntry`, but its heap bytes are never
     /// read, inflated or checked, and `readData` returns 0 for it at once. nil wants every entry.
-    /// With a `memo`, the table a previous pass kept there is used when the file still holds the
+    /// With a `memo`, the table a previous pass kept there is used when the package still holds the
     /// TOC it was parsed from, and the table parsed here is kept for the next pass.
-    static func open(path: String, limits: PackageLimits, dataWanted: ((_ entryIndex: Int) -> Bool)? = nil,
+    static func open(_ bytes: PackageBytes, path: String, limits: PackageLimits, dataWanted: ((_ entryIndex: Int) -> Bool)? = nil,
                      memo: XarTableMemo? = nil) throws -> Opening {
-        if let kept = memo?.take(), let reader = try reopen(path: path, kept: kept, limits: limits, dataWanted: dataWanted) {
+        if let kept = memo?.take(), let reader = try reopen(bytes, path: path, kept: kept, limits: limits, dataWanted: dataWanted) {
             return .reader(reader)
         }
         var table = XarEntryTable()
         var count = 0
-        guard let toc = XarTableOfContents.read(path, keepEntries: false, visit: { entry in
-            count += 1
-            // More entries than allowed: the scanner reports it on the first one past the limit.
-            if count <= limits.maxEntries + 1 { table.add(entry) }
-        }) else { return .needsArchiveSupport("the table of contents cannot be read (truncated or corrupt)") }
+        let toc: XarTableOfContents
+        do {
+            toc = try XarTableOfContents.read(bytes, keepEntries: false) { entry in
+                count += 1
+                // More entries than allowed: the scanner reports it on the first one past the limit.
+                if count <= limits.maxEntries + 1 { table.add(entry) }
+            }
+        } catch .unreadable(let reason) {
+            throw ReadError.io(path: path, reason)
+        } catch {
+            return .needsArchiveSupport(error.description)
+        }
         if let reason = table.needsLibArchive { return .needsArchiveSupport("a xar package using \(reason)") }
         guard let tocStyle = XarChecksumStyle(headerAlgorithm: toc.headerChecksumAlgorithm) else {
             return .needsArchiveSupport("a xar package with checksum algorithm \(toc.headerChecksumAlgorithm)")
         }
         table.finish()
-        let reader = try XarReader(path: path, heapStart: toc.heapStart, table: table, limits: limits, dataWanted: dataWanted)
+        let reader = XarReader(bytes, path: path, heapStart: toc.heapStart, table: table, limits: limits, dataWanted: dataWanted)
         let (failure, digest) = try reader.verifyTOC(toc, style: tocStyle)
         reader.tocFailure = failure
         if let memo, failure == nil, let digest { memo.keep(XarTableMemo.Kept(toc: toc, table: table, digest: digest)) }
         return .reader(reader)
     }
 
-    /// A reader over the table `kept`, when the file at `path` still starts with the header and
+    /// A reader over the table `kept`, when the package still starts with the header and
     /// compressed TOC it was parsed from (and that TOC matches its checksum); nil otherwise.
-    private static func reopen(path: String, kept: XarTableMemo.Kept, limits: PackageLimits,
+    private static func reopen(_ bytes: PackageBytes, path: String, kept: XarTableMemo.Kept, limits: PackageLimits,
                                dataWanted: ((Int) -> Bool)?) throws -> XarReader? {
         guard let style = XarChecksumStyle(headerAlgorithm: kept.toc.headerChecksumAlgorithm) else { return nil }
-        let reader = try XarReader(path: path, heapStart: kept.toc.heapStart, table: kept.table, limits: limits, dataWanted: dataWanted)
-        var header = [UInt8](repeating: 0, count: XarTableOfContents.headerSize)
-        guard try header.withUnsafeMutableBytes({ try reader.readAvailable($0, at: 0) }) == header.count,
-              let fields = XarTableOfContents.header(header),
+        let reader = XarReader(bytes, path: path, heapStart: kept.toc.heapStart, table: kept.table, limits: limits, dataWanted: dataWanted)
+        var header = [UInt8](repeating: 0, count: XarHeader.size)
+        guard try header.withUnsafeMutableBytes({ try bytes.read(into: $0, at: 0, path: path) }) == header.count,
+              let fields = XarHeader(header),
               fields.tocLength == kept.toc.compressedLength, fields.checksumAlgorithm == kept.toc.headerChecksumAlgorithm else { return nil }
         let (failure, digest) = try reader.verifyTOC(kept.toc, style: style)
         return failure == nil && digest == kept.digest ? reader : nil
     }
 
-    /// Opens `path` for reading the heap through `table`.
-    private convenience init(path: String, heapStart: Int64, table: XarEntryTable, limits: PackageLimits,
-                             dataWanted: ((Int) -> Bool)?) throws {
-        let descriptor = openReadOnly(path)
-        guard descriptor >= 0 else { throw ReadError.io(path: path, errnoText()) }
-        var info = stat()
-        guard fstat(descriptor, &info) == 0 else {
-            let message = errnoText()
-            close(descriptor)
-            throw ReadError.io(path: path, message)
-        }
-        let wanted = dataWanted.map { wants in table.records.indices.map { wants($0) } }
-        self.init(path: path, descriptor: descriptor, fileSize: Int64(info.st_size), heapStart: heapStart,
-                  table: table, wanted: wanted, limits: limits)
-    }
-
-    private init(path: String, descriptor: Int32, fileSize: Int64, heapStart: Int64, table: XarEntryTable,
-                 wanted: [Bool]?, limits: PackageLimits) {
+    private init(_ bytes: PackageBytes, path: String, heapStart: Int64, table: XarEntryTable, limits: PackageLimits,
+                 dataWanted: ((Int) -> Bool)?) {
         self.path = path
-        self.descriptor = descriptor
-        self.fileSize = fileSize
+        self.bytes = bytes
         self.heapStart = heapStart
         self.table = table
-        self.wanted = wanted
+        wanted = dataWanted.map { wants in table.records.indices.map { wants($0) } }
         self.limits = limits
-        decoder = XarEntryDecoder(table: table, descriptor: descriptor, path: path, fileSize: fileSize, heapStart: heapStart)
+        decoder = XarEntryDecoder(table: table, bytes: bytes, path: path, heapStart: heapStart)
     }
 
     deinit {
-        // The workers read this descriptor: they stop before it closes.
+        // No worker is left reading the package once the reader has gone.
         prefetcher?.shutdown()
         scratch?.deallocate()
-        close(descriptor)
     }
 
-    var progress: (done: Int64, total: Int64) { (max(position, decoder.position), fileSize) }
+    var progress: (done: Int64, total: Int64) { (max(position, decoder.position), bytes.size) }
 
     var expectedEntryCount: Int? { table.records.count }
 
@@ -149,7 +142,7 @@ final class XarReader: PackageReader, ReadAheadReader {
     private func verifyTOC(_ toc: XarTableOfContents, style: XarChecksumStyle) throws -> (failure: ReadError?, digest: [UInt8]?) {
         guard var digest = style.makeDigest() else { return (nil, nil) }
         guard let offset = toc.checksumOffset, let size = toc.checksumSize, offset >= 0, size > 0, size <= 64,
-              case let (start, overflow) = heapStart.addingReportingOverflow(offset), !overflow, start <= fileSize, size <= fileSize - start else {
+              case let (start, overflow) = heapStart.addingReportingOverflow(offset), !overflow, start <= bytes.size, size <= bytes.size - start else {
             return (.unreadable(path: nil, "the table of contents does not say where its checksum is"), nil)
         }
         let input = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.inputSize, alignment: 16)
@@ -157,14 +150,14 @@ final class XarReader: PackageReader, ReadAheadReader {
         var done: Int64 = 0
         while done < toc.compressedLength {
             let count = Int(min(Int64(input.count), toc.compressedLength - done))
-            guard try readAvailable(UnsafeMutableRawBufferPointer(rebasing: input[0..<count]), at: 28 + done) == count else {
+            guard try bytes.read(into: UnsafeMutableRawBufferPointer(rebasing: input[0..<count]), at: Int64(XarHeader.size) + done, path: path) == count else {
                 return (.unreadable(path: nil, "the table of contents is truncated"), nil)
             }
             digest.update(UnsafeRawBufferPointer(rebasing: input[0..<count]))
             done += Int64(count)
         }
         let computed = digest.finalize()
-        guard try readAvailable(UnsafeMutableRawBufferPointer(rebasing: input[0..<Int(size)]), at: start) == Int(size) else {
+        guard try bytes.read(into: UnsafeMutableRawBufferPointer(rebasing: input[0..<Int(size)]), at: start, path: path) == Int(size) else {
             return (.unreadable(path: nil, "the table of contents' checksum lies past the end of the package"), computed)
         }
         guard computed.elementsEqual(input[0..<Int(size)]) else {
@@ -185,15 +178,22 @@ final class XarReader: PackageReader, ReadAheadReader {
     func startReadAhead(_ plan: ReadAheadPlan) -> Bool {
         let workers = Self.readAheadWorkers
         guard prefetcher == nil, tocFailure == nil, workers > 0, index < table.records.count else { return false }
-        let table = table
+        let (table, bytes, path, heapStart) = (table, bytes, path, heapStart)
         let work = table.records.indices.map { hasWork($0) }
-        let (descriptor, path, fileSize, heapStart) = (descriptor, path, fileSize, heapStart)
         // The plist is kept whole when only heads are kept: the rules parse it.
         let plist = table.records.indices.first { table.records[$0].parent < 0 && table.name(table.records[$0]).elementsEqual(ContentInfo.fileName.utf8) }
-        prefetcher = XarPrefetcher(
-            plan: plan, table: table, work: work, start: index + 1, maxSize: limits.maxSize, workers: workers,
-            keepLimit: { $0 == plist ? PackageLimits.maxContentInfoBytes : XarPrefetcher.headBytes },
-            makeDecoder: { XarEntryDecoder(table: table, descriptor: descriptor, path: path, fileSize: fileSize, heapStart: heapStart) })
+        let prefetcher = XarPrefetcher(plan: plan, table: table, work: work, start: index + 1, maxSize: limits.maxSize)
+        prefetcher.start(workers: workers) { prefetcher in
+            let decoder = XarEntryDecoder(table: table, bytes: bytes, path: path, heapStart: heapStart)
+            switch plan {
+            case .deliver:
+                return XarDeliveringWorker(prefetcher: prefetcher, decoder: decoder)
+            case .verify:
+                return XarVerifyingWorker(prefetcher: prefetcher, decoder: decoder,
+                                          keepLimit: { $0 == plist ? PackageLimits.maxContentInfoBytes : XarPrefetcher.headBytes })
+            }
+        }
+        self.prefetcher = prefetcher
         return true
     }
 
@@ -257,12 +257,5 @@ final class XarReader: PackageReader, ReadAheadReader {
             try decoder.start(index)
         }
         return try decoder.read(into: buffer)
-    }
-
-    /// `pread` until `buffer` is full or the file ends; the bytes read. A refused read throws.
-    private func readAvailable(_ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
-        let count = readFully(descriptor, buffer, at: offset)
-        guard count >= 0 else { throw ReadError.io(path: path, errnoText()) }
-        return count
     }
 }

@@ -1,16 +1,14 @@
 import Foundation
-internal import CZlib
 
-/// Inflates the zlib TOC that starts at byte 28 of a xar file on a thread of its own, a few
-/// chunks ahead of the XML parser that takes them. On a 100,000-file package inflating is a
-/// quarter of reading the TOC, and until the TOC is read there is nothing else for a second core
-/// to do.
+/// Inflates the zlib TOC that starts at byte 28 of a xar on a thread of its own, a few chunks
+/// ahead of the XML parser that takes them: until the TOC is read there is nothing else for a
+/// second core to do, and inflating is a large part of reading a TOC of many files.
 ///
 /// The chunks form a ring of `depth` buffers of `chunkSize` bytes, so memory stays fixed however
 /// long the TOC is. The inflater stops with a failure past `maxBytes` of XML: a TOC that inflates
 /// without end is refused, not read.
-// Unchecked: `filled`, `taken`, `counts`, `state`, `cancelled` and `stopped` are touched only
-// under `condition`; a ring slot is written by the inflating thread only while it is neither
+// Unchecked: `filled`, `taken`, `counts`, `holding`, `state`, `cancelled` and `running` are touched
+// only under `condition`; a ring slot is written by the inflating thread only while it is neither
 // filled nor held by the reader, which `filled - taken < depth` guarantees.
 final class XarTOCInflater: @unchecked Sendable {
     static let chunkSize = 128 << 10
@@ -18,9 +16,17 @@ final class XarTOCInflater: @unchecked Sendable {
     /// Compressed bytes read from the package at a time.
     static let inputSize = 64 << 10
 
-    private enum State { case inflating, ended, failed }
+    private enum State: Equatable {
+        case inflating, ended
+        case failed(XarTOCError)
 
-    private let descriptor: Int32
+        var isFailed: Bool {
+            if case .failed = self { return true }
+            return false
+        }
+    }
+
+    private let bytes: PackageBytes
     private let maxBytes: Int64
     private let condition = NSCondition()
     private let ring: [UnsafeMutableRawBufferPointer]
@@ -31,22 +37,30 @@ final class XarTOCInflater: @unchecked Sendable {
     private var holding = false
     private var state = State.inflating
     private var cancelled = false
-    private var stopped = false
+    private var running = false
 
-    /// Starts inflating the TOC of the xar open at `descriptor`, which must stay open until `stop`.
-    init(descriptor: Int32, maxBytes: Int64) {
-        self.descriptor = descriptor
+    /// An inflater for the TOC of the xar in `bytes`; it works once started.
+    init(bytes: PackageBytes, maxBytes: Int64) {
+        self.bytes = bytes
         self.maxBytes = maxBytes
         ring = (0..<Self.depth).map { _ in .allocate(byteCount: Self.chunkSize, alignment: 16) }
         counts = Array(repeating: 0, count: Self.depth)
-        Thread.detachNewThread { [self] in run() }
     }
 
     deinit { ring.forEach { $0.deallocate() } }
 
-    /// The next chunk of XML (valid until the next call), empty once the TOC has ended; nil when
-    /// it cannot be inflated (damaged, truncated, or longer than `maxBytes`).
-    func next() -> UnsafeRawBufferPointer? {
+    /// Starts inflating on a thread of its own. Call `stop` once no more chunks are wanted: until
+    /// then the thread may wait for room in the ring.
+    func start() {
+        condition.lock()
+        running = true
+        condition.unlock()
+        Thread.detachNewThread { [self] in run() }
+    }
+
+    /// The next chunk of XML (valid until the next call), empty once the TOC has ended. Throws
+    /// when it cannot be inflated: unreadable, damaged, cut short, or longer than `maxBytes`.
+    func next() throws(XarTOCError) -> UnsafeRawBufferPointer {
         condition.lock()
         defer { condition.unlock() }
         if holding {
@@ -55,27 +69,26 @@ final class XarTOCInflater: @unchecked Sendable {
             condition.signal()
         }
         while filled == taken && state == .inflating { condition.wait() }
-        if state == .failed { return nil }
+        if case .failed(let failure) = state { throw failure }
         if filled == taken { return UnsafeRawBufferPointer(start: nil, count: 0) }
         holding = true
         let slot = taken % Self.depth
         return UnsafeRawBufferPointer(rebasing: ring[slot][0..<counts[slot]])
     }
 
-    /// Stops inflating and waits until the thread has: called before the descriptor closes.
+    /// Stops inflating and waits until the thread has (and so until a read under way returns).
     func stop() {
         condition.lock()
         cancelled = true
         condition.broadcast()
-        while !stopped { condition.wait() }
+        while running { condition.wait() }
         condition.unlock()
     }
 
     private func run() {
-        var stream = z_stream()
-        CZlib_inflateInit(&stream)
+        let inflater = Inflater()
         let input = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.inputSize, alignment: 16)
-        var position: Int64 = 28
+        var position = Int64(XarHeader.size)
         var total: Int64 = 0
         var outcome = State.inflating
         while outcome == .inflating {
@@ -86,25 +99,37 @@ final class XarTOCInflater: @unchecked Sendable {
             condition.unlock()
             if stop { break }
             let chunk = ring[slot]
-            stream.next_out = chunk.baseAddress!.assumingMemoryBound(to: Bytef.self)
-            stream.avail_out = uInt(chunk.count)
-            while stream.avail_out > 0 {
-                if stream.avail_in == 0 {
-                    let count = readFully(descriptor, input, at: position)
-                    guard count > 0 else { outcome = .failed; break }
+            var produced = 0
+            fill: while produced < chunk.count {
+                if inflater.pendingInput == 0 {
+                    let count: Int
+                    do {
+                        count = try bytes.readChecked(into: input, at: position)
+                    } catch {
+                        outcome = .failed(XarTOCError(sourceFailure: error))
+                        break fill
+                    }
+                    guard count > 0 else {
+                        outcome = .failed(.malformed("the table of contents is cut short: the file ends inside it"))
+                        break fill
+                    }
                     position += Int64(count)
-                    stream.next_in = input.baseAddress!.assumingMemoryBound(to: Bytef.self)
-                    stream.avail_in = uInt(count)
+                    inflater.supply(UnsafeRawBufferPointer(rebasing: input[0..<count]))
                 }
-                let status = inflate(&stream, Z_NO_FLUSH)
-                if status == Z_STREAM_END { outcome = .ended; break }
-                if status != Z_OK { outcome = .failed; break }
+                let (count, status) = inflater.inflate(into: UnsafeMutableRawBufferPointer(rebasing: chunk[produced...]))
+                produced += count
+                switch status {
+                case .more: continue
+                case .ended: outcome = .ended
+                case .needsInput: outcome = .failed(.malformed("the table of contents is not a complete zlib stream"))
+                case .corrupt(let message): outcome = .failed(.malformed("the table of contents is not a valid zlib stream (zlib: \(message))"))
+                }
+                break fill
             }
-            let produced = chunk.count - Int(stream.avail_out)
             total += Int64(produced)
-            if total > maxBytes { outcome = .failed }
+            if total > maxBytes { outcome = .failed(.limitPassed(.xmlBytes)) }
             condition.lock()
-            if produced > 0 && outcome != .failed {
+            if produced > 0 && !outcome.isFailed {
                 counts[slot] = produced
                 filled += 1
             }
@@ -112,11 +137,10 @@ final class XarTOCInflater: @unchecked Sendable {
             condition.broadcast()
             condition.unlock()
         }
-        inflateEnd(&stream)
         input.deallocate()
         condition.lock()
-        if state == .inflating { state = .failed }
-        stopped = true
+        if state == .inflating { state = .failed(.malformed("the table of contents was not read to its end")) }
+        running = false
         condition.broadcast()
         condition.unlock()
     }

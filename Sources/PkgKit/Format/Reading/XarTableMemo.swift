@@ -2,8 +2,8 @@ import Foundation
 
 /// A xar table of contents kept from one pass over a package for the next pass over the same
 /// file. An install reads a package twice (a first look that judges names and sizes, then the
-/// full pass that verifies and writes), and parsing the TOC again was a tenth of installing a
-/// 10,000-file package.
+/// full pass that verifies and writes), and parsing the same TOC again would be a noticeable part
+/// of installing a package of many small files.
 ///
 /// Nothing is trusted across passes: the next pass reads the compressed TOC again and hashes it
 /// (the work of checking the TOC's own checksum, done anyway), and takes the table only when that

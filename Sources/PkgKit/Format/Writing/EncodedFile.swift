@@ -51,8 +51,7 @@ final class EncoderScratch {
         deflater = Deflater(level: level)
         fast = FastDeflater(level: level)
         // With ISA-L at the fast levels, libdeflate gets only files under 64 KiB; its level 1 does
-        // them in two thirds of level 2's time (0.34 against 0.52 s on the bench's 60 MB of small
-        // files) for 0.4% more bytes.
+        // them in about two thirds of level 2's time for a fraction of a percent more bytes.
         whole = WholeBufferDeflater(level: fast == nil ? level : 1)
         sampler = whole == nil ? nil : WholeBufferDeflater(level: 1)
     }
@@ -167,7 +166,7 @@ struct FileEncoder {
 
     /// A file read whole that is stored as it is. A small one travels in memory with the
     /// compressed files, so that it reaches the package in the same in-kernel copy as they do,
-    /// instead of being opened and copied again on its own (13,000 of the 100,000-file bench).
+    /// instead of being opened and copied again on its own.
     private func storedWhole(_ data: UnsafeRawBufferPointer, digest: Insecure.SHA1Digest, origin: SourceItem.Origin) -> EncodedFile {
         let bytes: EncodedFile.Bytes = data.count < Self.smallFile ? .memory(Array(data)) : .source(origin)
         return EncodedFile(size: Int64(data.count), length: Int64(data.count), encoding: .stored, extractedSHA1: digest, archivedSHA1: digest, bytes: bytes)

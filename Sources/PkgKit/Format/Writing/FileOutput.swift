@@ -101,8 +101,8 @@ final class FileOutput: @unchecked Sendable {
     }
 
     /// Asks the kernel to start writing what was appended since the last call to the disk, once
-    /// at least `DiskWriteback.step` bytes wait, without waiting for it: on a 235 MB package the
-    /// write-back started only by the `sync` at commit was a fifth of `create`.
+    /// at least `DiskWriteback.step` bytes wait, without waiting for it, so that the `sync` at
+    /// commit does not start the whole package's write-back and wait for it.
     func startWriteback() {
         writeback.start(descriptor, written: position)
         flusher.wrote(position - counted)

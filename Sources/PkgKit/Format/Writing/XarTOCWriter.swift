@@ -4,9 +4,9 @@ import Crypto
 /// counting its length and computing the sha1 of the compressed bytes (the TOC checksum).
 ///
 /// The XML is built directly as bytes: the TOC's shape is fixed (elements, a few attributes,
-/// escaped text), and libxml2's text writer, called through Swift strings for each of the 15 or
-/// so elements of every file, was most of the thread that writes the TOC while the workers
-/// compress: on 100,000 files, the bottleneck of create. One element per line, indented by depth.
+/// escaped text), and a general XML writer, called through Swift strings for each of the 15 or
+/// so elements of every file, would make this thread the bottleneck of creating a package of many
+/// files while the workers compress. One element per line, indented by depth.
 final class XarTOCWriter {
     private let sink: Sink
     private var buffer: [UInt8] = []
