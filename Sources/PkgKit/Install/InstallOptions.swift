@@ -30,8 +30,14 @@ public struct InstallOptions: Sendable {
     public var force: Bool
     /// Called as the package is read and written, with bytes of input done and its total.
     public var progress: (@Sendable (Int64, Int64) -> Void)?
+    /// Told how many files of the new version have been staged, as they are.
+    public var filesStaged: (@Sendable (Int) -> Void)?
     /// Set to stop the install: the staging folder is removed and `OperationCancelled` thrown.
     public var cancellation: Cancellation?
+    /// Called once the version is staged and judged, right before it goes into place; what it
+    /// throws stops the install with the staging folder removed (a sync waits here for its
+    /// download to end and its sha256 to match).
+    var beforeCommit: (@Sendable () throws -> Void)?
     /// Where the expected identifier and version come from (a sync's catalog, or flags).
     var expectationsFrom: RuleContext.ExpectationSource = .flags
 

@@ -148,6 +148,7 @@ public struct Installer: Sendable {
             // Files are written on other threads (one lane of folders per core) while this one
             // takes the verified data from the reader.
             let sink = try StagingLanes(product: product.descriptor, name: staging, productPath: product.path)
+            sink.onFile = options.filesStaged
             background = sink
             // Digests are not needed here: the container's checksums are verified by reading.
             written = try PackageCheck.run(source, context: context, digests: false, sink: sink,
@@ -170,6 +171,13 @@ public struct Installer: Sendable {
             }
             if held == nil { product.removeIfCreatedAndEmpty() }
             return report
+        }
+        do {
+            try options.beforeCommit?()
+        } catch {
+            try? product.remove(staging)
+            if held == nil { product.removeIfCreatedAndEmpty() }
+            throw error
         }
         do {
             if let existing, existing == info.contentVersion {

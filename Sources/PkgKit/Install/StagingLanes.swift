@@ -16,6 +16,10 @@ final class StagingLanes: EntrySink {
     private var laneOfFolder: [ArraySlice<UInt8>: Int] = [:]
     private var nextLane = 0
     private var current: BackgroundSink?
+    private var currentIsFile = false
+    private var filesStaged = 0
+    /// Told the number of files staged so far, after each one.
+    var onFile: ((Int) -> Void)?
 
     /// One lane per core (at most `maxLanes`), sharing `BackgroundSink.maxQueuedBytes` between them.
     static var laneCount: Int { max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4)) }
@@ -45,6 +49,7 @@ final class StagingLanes: EntrySink {
             laneOfFolder[folder] = lane
         }
         current = lanes[lane]
+        currentIsFile = entry.kind == .file
         try lanes[lane].begin(entry)
     }
 
@@ -54,6 +59,10 @@ final class StagingLanes: EntrySink {
 
     func end() throws {
         try current?.end()
+        if currentIsFile {
+            filesStaged += 1
+            onFile?(filesStaged)
+        }
     }
 
     /// Waits for every lane to finish (or fail); rethrows the first failure.

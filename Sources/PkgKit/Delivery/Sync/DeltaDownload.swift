@@ -67,7 +67,7 @@ struct DeltaDownload: Sendable {
         }
         let digest = try copy.sha256(ofFirst: tocEnd)
         guard digest == tocSHA256.lowercased() else {
-            throw DownloadError.checksumMismatch(url: url.absoluteString + " (header and table of contents)", expected: tocSHA256, actual: digest)
+            throw DownloadError.tableOfContentsMismatch(url: url.absoluteString, expected: tocSHA256, actual: digest)
         }
         guard let (toc, files) = DeltaPlan.wantedFiles(inTOCOf: copy.path) else {
             return .notApplicable("its table of contents does not parse")

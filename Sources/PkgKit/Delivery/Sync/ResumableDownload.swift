@@ -61,35 +61,38 @@ public struct ResumableDownload: Sendable {
         public var attempts: Int
     }
 
-    /// Runs the download. `progress` is called with (bytes in the `.part`, expected size) as
-    /// they grow, from any thread. Throws `DownloadError` for refusals and local failures,
-    /// `TransportError` when the server failed for good, `CancellationError` when cancelled
-    /// (the `.part` stays, to be resumed).
+    /// Runs the download into its own `.part` and checks its size and sha256 at the end.
+    /// `progress` is called with (bytes in the `.part`, expected size) as they grow, from any
+    /// thread. Throws `DownloadError` for refusals and local failures, `TransportError` when the
+    /// server failed for good, `CancellationError` when cancelled (the `.part` stays, to be resumed).
     public func run(using transport: any HTTPTransport,
                     progress: (@Sendable (Int64, Int64) -> Void)? = nil) async throws -> Result {
-        guard expectedSize >= 0 else { throw DownloadError.sizeMismatch(url: url.absoluteString, "the expected size is negative") }
-        let part = try PartFile(path: partPath)
-        defer { part.release() }
-        try part.prepare(expectedSize: expectedSize)
-        let resumedFrom = part.length
-        progress?(part.length, expectedSize)
-        var attempts = 0
-        try await retryPolicy.run(clock: transferPolicy.clock) { number, madeProgress in
-            attempts = number
-            guard part.length < expectedSize else { return }
-            let before = part.downloaded
-            defer { madeProgress = part.downloaded > before }
-            try await attempt(part, transport: transport, progress: progress)
+        let part = try PartFile(path: partPath, size: expectedSize, sha256: expectedSHA256, tocSHA256: nil, url: url.absoluteString)
+        let result = try await run(into: part, using: transport, progress: progress)
+        try part.finish()
+        return result
+    }
+
+    /// Runs the download into `part`, which an installer may be reading meanwhile; the caller
+    /// checks it (`PartFile.finish`). On any failure `part` is failed too, so that its readers stop.
+    func run(into part: PartFile, using transport: any HTTPTransport,
+             progress: (@Sendable (Int64, Int64) -> Void)? = nil) async throws -> Result {
+        do {
+            let resumedFrom = part.length
+            progress?(part.length, expectedSize)
+            var attempts = 0
+            try await retryPolicy.run(clock: transferPolicy.clock) { number, madeProgress in
+                attempts = number
+                guard part.length < expectedSize else { return }
+                let before = part.downloaded
+                defer { madeProgress = part.downloaded > before }
+                try await attempt(part, transport: transport, progress: progress)
+            }
+            return Result(bytesDownloaded: part.downloaded, resumedFrom: min(resumedFrom, part.keptFromStart), attempts: attempts)
+        } catch {
+            part.fail(error)
+            throw error
         }
-        guard part.length == expectedSize else {
-            throw DownloadError.sizeMismatch(url: url.absoluteString, "got \(part.length) bytes, expected \(expectedSize)")
-        }
-        let actual = try part.digest()
-        guard actual == expectedSHA256 else {
-            part.remove()
-            throw DownloadError.checksumMismatch(url: url.absoluteString, expected: expectedSHA256, actual: actual)
-        }
-        return Result(bytesDownloaded: part.downloaded, resumedFrom: min(resumedFrom, part.keptFromStart), attempts: attempts)
     }
 
     /// One request: continue from the `.part`'s length, or start over when the server sends
@@ -105,7 +108,7 @@ public struct ResumableDownload: Sendable {
                     guard offset > 0, let range = head.contentRange, range.first == offset, range.last == size - 1,
                           range.total == nil || range.total == size else {
                         throw DownloadError.sizeMismatch(url: link,
-                            "asked for bytes \(offset)-, got \(head.contentRange.map { "\($0.first)-\($0.last)/\($0.total.map(String.init) ?? "*")" } ?? "no Content-Range"), expected a package of \(size) bytes")
+                            "asked for bytes \(offset)-, got \(head.contentRange?.headerValue ?? "no Content-Range"), expected a package of \(size) bytes")
                     }
                 case 200:
                     if let length = head.contentLength, length != size {
@@ -116,7 +119,7 @@ public struct ResumableDownload: Sendable {
                     throw TransportError.status(head.statusCode, url: link)
                 }
             }, onBody: { chunk in
-                try part.append(chunk, limit: size, url: link)
+                try part.append(chunk)
                 progress?(part.length, size)
             })
         } catch let error as TransportError {
@@ -145,6 +148,9 @@ public struct ResumableDownload: Sendable {
 public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The bytes' sha256 differs from the catalog's; the `.part` was deleted.
     case checksumMismatch(url: String, expected: String, actual: String)
+    /// The header and table of contents differ from the catalog's `tocSHA256`: refused before
+    /// the rest was read.
+    case tableOfContentsMismatch(url: String, expected: String, actual: String)
     /// The server's file is not the size the catalog says (or its ranges do not fit it);
     /// the `.part` was deleted.
     case sizeMismatch(url: String, String)
@@ -158,7 +164,8 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The URL of the package (or the path of the `.part`) the failure concerns.
     public var path: String {
         switch self {
-        case .checksumMismatch(let url, _, _), .sizeMismatch(let url, _), .bodyTooLong(let url, _): return url
+        case .checksumMismatch(let url, _, _), .tableOfContentsMismatch(let url, _, _), .sizeMismatch(let url, _), .bodyTooLong(let url, _):
+            return url
         case .io(let path, _), .busy(let path): return path
         }
     }
@@ -168,6 +175,8 @@ public enum DownloadError: Error, Sendable, Equatable, CustomStringConvertible {
         switch self {
         case .checksumMismatch(_, let expected, let actual):
             return "sha256 is \(actual), the catalog says \(expected): the download was deleted"
+        case .tableOfContentsMismatch(_, let expected, let actual):
+            return "its header and table of contents have sha256 \(actual), the catalog's tocSHA256 is \(expected): refused before the rest was read"
         case .sizeMismatch(_, let detail): return "the package does not match its catalog entry (\(detail))"
         case .bodyTooLong(_, let limit): return "the server sent more than the \(limit) bytes the catalog announces; refused"
         case .io(_, let detail): return detail
@@ -184,7 +193,7 @@ extension DownloadError: DiagnosableError {
     /// file could not be written or is busy.
     public var disposition: ErrorDisposition {
         switch self {
-        case .checksumMismatch, .sizeMismatch, .bodyTooLong: return .refused
+        case .checksumMismatch, .tableOfContentsMismatch, .sizeMismatch, .bodyTooLong: return .refused
         case .io, .busy: return .failed
         }
     }
@@ -193,114 +202,9 @@ extension DownloadError: DiagnosableError {
     /// could not be written, `unreadable-input` when another download holds it.
     public var diagnostic: Diagnostic {
         switch self {
-        case .checksumMismatch, .sizeMismatch, .bodyTooLong: return Diagnostic(.checksumMismatch, path: path, message)
+        case .checksumMismatch, .tableOfContentsMismatch, .sizeMismatch, .bodyTooLong: return Diagnostic(.checksumMismatch, path: path, message)
         case .io: return Diagnostic(.ioError, path: path, message)
         case .busy: return Diagnostic(.unreadableInput, path: path, message)
         }
     }
-}
-
-/// The `.part` file: its descriptor, length and sha256. Written from the transport's thread, one
-/// chunk at a time; hashed only once the download ends, from the page cache. The transport's
-/// thread paces the transfer (the network waits for it), and hashing each chunk there took as
-/// long as writing it: reading the file back once at the end costs less.
-private final class PartFile: @unchecked Sendable {
-    // @unchecked: every mutable field is guarded by `lock`.
-    let path: String
-    private let lock = NSLock()
-    private var fd: Int32
-    private var written: Int64 = 0
-    private var received: Int64 = 0
-    private var keptPrefix: Int64 = 0
-
-    init(path: String) throws {
-        self.path = path
-        fd = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
-        guard fd >= 0 else { throw DownloadError.io(path: path, "cannot open the download file: \(errnoText())") }
-        guard flock(fd, LOCK_EX | LOCK_NB) == 0 else {
-            let busy = errno == EWOULDBLOCK
-            let message = errnoText()
-            close(fd)
-            fd = -1
-            throw busy ? DownloadError.busy(path: path) : DownloadError.io(path: path, message)
-        }
-    }
-
-    var length: Int64 { lock.withLock { written } }
-    var downloaded: Int64 { lock.withLock { received } }
-    var keptFromStart: Int64 { lock.withLock { keptPrefix } }
-
-    /// Takes what is already there (hashed with the rest at the end), or empties a file longer
-    /// than expected.
-    func prepare(expectedSize: Int64) throws {
-        var info = stat()
-        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
-            throw DownloadError.io(path: path, "not a regular file")
-        }
-        var existing = Int64(info.st_size)
-        if existing > expectedSize {
-            guard ftruncate(fd, 0) == 0 else { throw DownloadError.io(path: path, errnoText()) }
-            existing = 0
-        }
-        lock.withLock {
-            written = existing
-            keptPrefix = existing
-        }
-    }
-
-    /// Empties the file: the server is sending it from byte 0.
-    func restart() throws {
-        try lock.withLock {
-            guard ftruncate(fd, 0) == 0 else { throw DownloadError.io(path: path, errnoText()) }
-            written = 0
-            keptPrefix = 0
-        }
-    }
-
-    /// Appends a chunk, refusing any byte past `limit`.
-    func append(_ chunk: Data, limit: Int64, url: String) throws {
-        try lock.withLock {
-            guard written + Int64(chunk.count) <= limit else { throw DownloadError.bodyTooLong(url: url, limit: limit) }
-            let ok = chunk.withUnsafeBytes { writeFully(fd, $0, at: written) }
-            guard ok else { throw DownloadError.io(path: path, "cannot write: \(errnoText())") }
-            written += Int64(chunk.count)
-            received += Int64(chunk.count)
-        }
-    }
-
-    /// The sha256 of everything written, as lowercase hex, read back from the file.
-    func digest() throws -> String {
-        try lock.withLock {
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-            defer { buffer.deallocate() }
-            var hasher = SHA256()
-            var hashed: Int64 = 0
-            while hashed < written {
-                let want = Int(min(Int64(buffer.count), written - hashed))
-                let got = readFully(fd, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<want]), at: hashed)
-                guard got == want else { throw DownloadError.io(path: path, got < 0 ? errnoText() : "the file shrank while it was read") }
-                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: buffer[0..<got]))
-                hashed += Int64(got)
-            }
-            return hasher.finalize().hexString
-        }
-    }
-
-    /// Deletes the file.
-    func remove() {
-        lock.withLock {
-            unlink(path)
-            written = 0
-        }
-    }
-
-    /// Closes the file (and so releases its lock).
-    func release() {
-        lock.withLock {
-            if fd >= 0 { close(fd) }
-            fd = -1
-        }
-    }
-
-    deinit { if fd >= 0 { close(fd) } }
 }

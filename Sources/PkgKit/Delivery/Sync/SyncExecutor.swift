@@ -143,35 +143,131 @@ struct SyncExecutor {
         }
     }
 
+    /// A whole download, into the `.part` (resumed when an earlier run left one). A xar is
+    /// installed while it arrives (`streamed`); anything else once it is complete.
     private func whole(_ update: SyncPlan.Update, folder: ProductFolder, options installOptions: InstallOptions,
                        received: ByteCounter, result: inout ProductSyncResult) async throws -> InstallReport {
         let entry = update.entry
         try DownloadNote.claim(entry, in: folder)
         let partPath = folder.path(DownloadNote.partName(entry))
-        let download = ResumableDownload(url: update.url, partPath: partPath, expectedSize: entry.size, expectedSHA256: entry.sha256,
-                                         retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy)
-        let downloaded: ResumableDownload.Result
+        let shown = update.url.absoluteString, name = update.url.lastPathComponent
+        let outcome: WholeDownload
         do {
-            downloaded = try await download.run(using: client.transport, progress: report(.downloading, folder.identifier))
+            let part = try PartFile(path: partPath, size: entry.size, sha256: entry.sha256, tocSHA256: entry.tocSHA256, url: shown)
+            outcome = try await streamed(update, into: part, folder: folder, options: installOptions)
         } catch let error as DownloadError where error.disposition == .refused {
             // Not the catalog's bytes: nothing of them is kept.
             DownloadNote.discard(entry, in: folder)
             folder.removeIfCreatedAndEmpty()
             throw error
         }
-        received.add(downloaded.bytesDownloaded)
-        result.resumedFrom = downloaded.resumedFrom > 0 ? downloaded.resumedFrom : nil
-        #if os(Linux)
-        // The download's buffers, freed by now, stay resident in the allocator's arenas; the
-        // install would come on top of them.
-        _ = CSyscalls_releaseFreeMemory()
-        #endif
-        let source = PackageSource.file(partPath, shownAs: update.url.absoluteString, name: update.url.lastPathComponent)
-        let report = try await BlockingWork.run { try Installer(documents: client.documents).install(source, into: folder, options: installOptions) }
+        received.add(outcome.downloaded.bytesDownloaded)
+        result.resumedFrom = outcome.downloaded.resumedFrom > 0 ? outcome.downloaded.resumedFrom : nil
+        let report: InstallReport
+        if let streamedReport = outcome.report {
+            report = streamedReport
+        } else {
+            #if os(Linux)
+            // The download's buffers, freed by now, stay resident in the allocator's arenas; the
+            // install would come on top of them.
+            _ = CSyscalls_releaseFreeMemory()
+            #endif
+            let source = PackageSource.file(partPath, shownAs: shown, name: name)
+            report = try await BlockingWork.run { try Installer(documents: client.documents).install(source, into: folder, options: installOptions) }
+        }
         // Installed, or refused by a rule: either way these bytes are done with.
         DownloadNote.discard(entry, in: folder)
         if report.status == .refused { folder.removeIfCreatedAndEmpty() }
         return report
+    }
+
+    /// What a whole download ended with: the download's account, and the install's report when
+    /// the package was installed as it arrived (nil: install it now, from the complete file).
+    private struct WholeDownload {
+        var downloaded: ResumableDownload.Result
+        var report: InstallReport?
+    }
+
+    /// One task downloads into `part` while another installs from it, reading each byte as soon
+    /// as it is written: the version is decoded, verified (each file against the TOC, the TOC
+    /// against the catalog's `tocSHA256`) and staged during the download, and goes into place
+    /// only once the whole package's sha256 matched (the installer waits for that before its
+    /// commit). A failed download fails the installer's reads; a failed install cancels the
+    /// download (which keeps its `.part`). A package refused by a rule is still downloaded to its
+    /// end, so that a package that is not its catalog entry is refused as that. A package only libarchive reads (or with
+    /// no `tocSHA256`: not a xar) is not installed here; the caller installs it once it is whole.
+    private func streamed(_ update: SyncPlan.Update, into part: PartFile, folder: ProductFolder,
+                          options installOptions: InstallOptions) async throws -> WholeDownload {
+        let entry = update.entry, id = folder.identifier
+        let download = ResumableDownload(url: update.url, partPath: part.path, expectedSize: entry.size, expectedSHA256: entry.sha256,
+                                         retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy)
+        let transport = client.transport, downloading = report(.downloading, id)
+        guard entry.tocSHA256 != nil else {
+            let downloaded = try await download.run(into: part, using: transport, progress: downloading)
+            try part.finish()
+            return WholeDownload(downloaded: downloaded, report: nil)
+        }
+        var streaming = installOptions
+        streaming.beforeCommit = { try part.waitUntilVerified() }
+        if let progress {
+            streaming.filesStaged = { files in
+                progress(SyncProgress(productIdentifier: id, phase: .installing, done: part.length, total: part.size, filesInstalled: files))
+            }
+        }
+        let installer = Installer(documents: client.documents), gated = streaming
+        let source = PackageSource.arriving(part, shownAs: update.url.absoluteString, name: update.url.lastPathComponent)
+        return try await withThrowingTaskGroup(of: StreamStep.self) { group in
+            group.addTask {
+                do {
+                    let downloaded = try await download.run(into: part, using: transport, progress: downloading)
+                    try part.finish()
+                    return .downloaded(downloaded)
+                } catch {
+                    part.fail(error)
+                    throw StreamStep.Failure.download(error)
+                }
+            }
+            group.addTask {
+                do {
+                    return .installed(try await BlockingWork.run { try installer.install(source, into: folder, options: gated) })
+                } catch {
+                    throw StreamStep.Failure.install(error)
+                }
+            }
+            var downloaded: ResumableDownload.Result?, installed: InstallReport?
+            var downloadFailure: (any Error)?, installFailure: (any Error)?
+            while let step = await group.nextResult() {
+                switch step {
+                case .success(.downloaded(let value)): downloaded = value
+                case .success(.installed(let report)):
+                    // Refused by a rule: the download still ends, so that bytes which are not the
+                    // catalog's are said to be that (checksum-mismatch), not a rule they break.
+                    installed = report
+                case .failure(StreamStep.Failure.download(let error)): downloadFailure = error
+                case .failure(StreamStep.Failure.install(let error)):
+                    installFailure = error
+                    if !(error is PackageOpener.NeedsWholeFile) { group.cancelAll() }
+                case .failure(let error): throw error
+                }
+            }
+            // The download's own failure explains the install's (its reads failed with it).
+            if let downloadFailure { throw downloadFailure }
+            if let installFailure, !(installFailure is PackageOpener.NeedsWholeFile) { throw installFailure }
+            guard let downloaded else { throw CancellationError() }
+            return WholeDownload(downloaded: downloaded, report: installed)
+        }
+    }
+
+    /// What each side of a streamed install ends with.
+    private enum StreamStep: Sendable {
+        case downloaded(ResumableDownload.Result)
+        case installed(InstallReport)
+
+        /// Which side failed, with its error.
+        enum Failure: Error {
+            case download(any Error)
+            case install(any Error)
+        }
     }
 
     /// The installer's report as this product's result.

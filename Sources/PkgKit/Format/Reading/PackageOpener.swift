@@ -38,13 +38,58 @@ public enum PackageOpener {
     private static func openBare(_ path: String, limits: PackageLimits, memo: XarTableMemo?) throws -> Opened {
         var info = stat()
         guard stat(path, &info) == 0 else { throw ReadError.io(path: path, errnoText()) }
-        var facts = PackageFacts()
         if info.st_mode & S_IFMT == S_IFDIR {
-            return Opened(reader: try FolderReader(root: path, limits: limits), facts: facts)
+            return Opened(reader: try FolderReader(root: path, limits: limits), facts: PackageFacts())
         }
-        facts.archiveName = String(path.split(separator: "/").last ?? Substring(path))
-        facts.archiveBytes = Int64(info.st_size)
-        let head = try readHead(path)
+        return try openArchive(PackageFile(path: path), path: path, name: String(path.split(separator: "/").last ?? Substring(path)),
+                               limits: limits, memo: memo, support: Support(registered: ArchiveSupportRegistry.current, whole: true))
+    }
+
+    /// Opens the archive whose bytes are `bytes` (a file, or a download still arriving), named
+    /// `path` in messages and `name` in reports; a package wrapped in one folder is read from that
+    /// folder. What pkgtool's own xar reader does not read, `ArchiveSupport` reads from the file at
+    /// `path`, which must then be whole: for bytes still arriving (`whole` false) such an archive
+    /// throws `NeedsWholeFile` instead, to be opened again once it is complete.
+    static func open(_ bytes: PackageBytes, path: String, name: String, limits: PackageLimits, memo: XarTableMemo?,
+                     whole: Bool) throws -> Opened {
+        let support = Support(registered: ArchiveSupportRegistry.current, whole: whole)
+        var opened = try openArchive(bytes, path: path, name: name, limits: limits, memo: memo, support: support)
+        let bare = opened.reader
+        guard !(bare is EmptyReader) else { return opened }
+        (opened.reader, opened.facts.wrapper) = WrappingFolder.unwrap(bare) {
+            try openArchive(bytes, path: path, name: name, limits: limits, memo: nil, support: support).reader
+        }
+        return opened
+    }
+
+    /// Thrown for bytes still arriving that only `ArchiveSupport` reads (`open(_:…whole: false)`).
+    struct NeedsWholeFile: Error {
+        /// What kind of archive it is.
+        var reason: String
+    }
+
+    /// The registered `ArchiveSupport`, and whether the file it would read is whole.
+    private struct Support {
+        var registered: (any ArchiveSupport)?
+        var whole: Bool
+
+        /// The support to read `what` with: nil when none is registered; throws `NeedsWholeFile`
+        /// when the file is not whole yet.
+        func forReading(_ what: String) throws -> (any ArchiveSupport)? {
+            guard whole else { throw NeedsWholeFile(reason: what) }
+            return registered
+        }
+    }
+
+    /// An archive, chosen by its first bytes.
+    private static func openArchive(_ bytes: PackageBytes, path: String, name: String, limits: PackageLimits, memo: XarTableMemo?,
+                                    support: Support) throws -> Opened {
+        var facts = PackageFacts()
+        facts.archiveName = name
+        facts.archiveBytes = bytes.size
+        var headBuffer = [UInt8](repeating: 0, count: ContainerSignature.headBytes)
+        let count = try headBuffer.withUnsafeMutableBytes { try bytes.read(into: $0, at: 0, path: path) }
+        let head = Array(headBuffer[0 ..< count])
         func unreadable(_ message: String, format: PackageFormat? = nil) -> Opened {
             facts.format = format
             facts.readFailures.append(Diagnostic(.unreadableArchive, path: nil, message))
@@ -54,41 +99,40 @@ public enum PackageOpener {
         guard let container = ContainerSignature.detect(head) else {
             return unreadable("not a package: the file starts with no xar, zip or tar signature")
         }
-        let support = ArchiveSupportRegistry.current
         do {
             if container == .xar {
-                if let problem = xarTruncation(head: head, fileSize: facts.archiveBytes ?? 0) { return unreadable(problem, format: .xar) }
-                switch try XarReader.open(path: path, limits: limits, memo: memo) {
+                if let problem = xarTruncation(head: head, fileSize: bytes.size) { return unreadable(problem, format: .xar) }
+                switch try XarReader.open(bytes, path: path, limits: limits, memo: memo) {
                 case .reader(let native):
                     return try openXar(native, facts: facts, support: support)
                 case .needsArchiveSupport(let reason):
-                    guard let support else { return unreadable(ArchiveSupportRegistry.missing(reason)) }
-                    return try openXar(try support.openArchive(at: path, container: .xar), facts: facts, support: support)
+                    guard let library = try support.forReading(reason) else { return unreadable(ArchiveSupportRegistry.missing(reason)) }
+                    return try openXar(try library.openArchive(at: path, container: .xar), facts: facts, support: support)
                 }
             }
-            if container == .zip, let problem = ContainerExtent.zipProblem(path) { return unreadable(problem, format: .zip) }
-            guard let support else {
-                return unreadable(ArchiveSupportRegistry.missing("a \(container.rawValue) archive"),
-                                  format: container == .zip ? .zip : container == .tar ? .tar : nil)
+            let what = "a \(container.rawValue) archive"
+            guard let library = try support.forReading(what) else {
+                return unreadable(ArchiveSupportRegistry.missing(what), format: container == .zip ? .zip : container == .tar ? .tar : nil)
             }
-            return Opened(reader: try support.openArchive(at: path, container: container), facts: facts)
+            if container == .zip, let problem = ContainerExtent.zipProblem(path) { return unreadable(problem, format: .zip) }
+            return Opened(reader: try library.openArchive(at: path, container: container), facts: facts)
         } catch let ReadError.unreadable(_, message) {
             return unreadable(message)
         }
     }
 
     /// A xar is a content package or an installer package; its first member tells which.
-    private static func openXar(_ reader: any PackageReader, facts: PackageFacts, support: (any ArchiveSupport)?) throws -> Opened {
+    private static func openXar(_ reader: any PackageReader, facts: PackageFacts, support: Support) throws -> Opened {
         var facts = facts
         do {
             guard let first = try reader.nextEntry() else { return Opened(reader: reader, facts: facts) }
             if InstallerPackageLayout.startsInstallerPackage(first.path) {
                 facts.format = .flatPackage
-                guard let support else {
+                guard let library = try support.forReading("a flat installer package") else {
                     facts.readFailures.append(Diagnostic(.unreadableArchive, path: nil, ArchiveSupportRegistry.missing("a flat installer package")))
                     return Opened(reader: EmptyReader(), facts: facts)
                 }
-                return Opened(reader: try support.openInstallerPackage(outer: reader, first: first), facts: facts)
+                return Opened(reader: try library.openInstallerPackage(outer: reader, first: first), facts: facts)
             }
             return Opened(reader: PeekedReader(reader, first: first), facts: facts)
         } catch let error as ReadError {
@@ -115,17 +159,6 @@ public enum PackageOpener {
         let needed = headerSize + Int64(tocLength)
         guard fileSize < needed else { return nil }
         return "the package is truncated: it ends inside its table of contents (\(fileSize) bytes; its header declares at least \(needed))"
-    }
-
-    /// The first bytes of the file, enough to recognise any container.
-    private static func readHead(_ path: String) throws -> [UInt8] {
-        let fd = openReadOnly(path)
-        guard fd >= 0 else { throw ReadError.io(path: path, errnoText()) }
-        defer { close(fd) }
-        var head = [UInt8](repeating: 0, count: ContainerSignature.headBytes)
-        let count = head.withUnsafeMutableBytes { readFully(fd, $0, at: 0) }
-        guard count >= 0 else { throw ReadError.io(path: path, errnoText()) }
-        return Array(head[0..<count])
     }
 }
 

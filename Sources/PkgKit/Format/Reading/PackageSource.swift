@@ -28,6 +28,15 @@ struct PackageSource: Sendable {
         }
     }
 
+    /// A package still arriving (`bytes`: a download in progress, its reads waiting for the bytes),
+    /// shown as `shown` and named `name` in reports. It opens as a file would; a container only
+    /// libarchive reads throws `PackageOpener.NeedsWholeFile`, to be installed once it is whole.
+    static func arriving(_ bytes: PackageBytes, shownAs shown: String, name: String) -> PackageSource {
+        PackageSource(path: shown) { limits, memo in
+            try PackageOpener.open(bytes, path: shown, name: name, limits: limits, memo: memo, whole: false)
+        }
+    }
+
     /// A delta update's package: the sparse local copy at `path` (header, TOC and the fetched heap
     /// ranges), read by pkgtool's own xar reader, with `reused` files taken from the installed version.
     /// `reusedEntries` are the same files by their index in the TOC: their (never downloaded) heap

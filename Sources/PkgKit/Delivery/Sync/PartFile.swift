@@ -1,0 +1,225 @@
+import Crypto
+import Foundation
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
+
+/// A package's `.part`: the download writes it front to back, and the installer reads it at the
+/// same time, as the `PackageBytes` of a package still arriving. A read waits until the bytes it
+/// asks for are written, and throws once they never will be (`fail`). The sha256 is computed as
+/// the bytes are written (a resumed prefix is read back and hashed first), and with the catalog's
+/// `tocSHA256` the header and TOC are checked the moment they are complete, so that a package
+/// whose TOC is not the catalog's is refused before its heap is read.
+///
+/// The file is locked (`flock`) while open, so two downloads of it never mix, and it is never
+/// flushed to disk: every use checks its sha256 whole, so a `.part` that a crash left with lost
+/// or stale blocks is refused (and deleted), never installed.
+final class PartFile: PackageBytes, @unchecked Sendable {
+    // @unchecked: every mutable field is guarded by `condition`; the descriptor is only written
+    // under it, and read with `pread` (safe from any thread).
+    let path: String
+    /// The package's size, from the catalog.
+    let size: Int64
+    /// The URL, for messages.
+    let url: String
+    private let expectedSHA256: String
+    private let expectedTOCSHA256: String?
+    private let condition = NSCondition()
+    private var descriptor: Int32
+    private var written: Int64 = 0
+    private var received: Int64 = 0
+    private var keptPrefix: Int64 = 0
+    private var hasher = SHA256()
+    private var tocEnd: Int64?
+    private var failure: (any Error)?
+    private var verified = false
+
+    /// Opens (creating) and locks the `.part` at `path` of a package of `size` bytes and this
+    /// sha256 (and `tocSHA256`, for a xar), keeping what an earlier run wrote and hashing it.
+    init(path: String, size: Int64, sha256: String, tocSHA256: String?, url: String) throws {
+        self.path = path
+        self.size = size
+        self.url = url
+        expectedSHA256 = sha256.lowercased()
+        expectedTOCSHA256 = tocSHA256?.lowercased()
+        guard size >= 0 else { throw DownloadError.sizeMismatch(url: url, "the expected size is negative") }
+        descriptor = open(path, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else { throw DownloadError.io(path: path, "cannot open the download file: \(errnoText())") }
+        guard flock(descriptor, LOCK_EX | LOCK_NB) == 0 else {
+            let busy = errno == EWOULDBLOCK
+            let message = errnoText()
+            close(descriptor)
+            descriptor = -1
+            throw busy ? DownloadError.busy(path: path) : DownloadError.io(path: path, message)
+        }
+        try keepPrefix()
+    }
+
+    deinit { if descriptor >= 0 { close(descriptor) } }
+
+    /// Bytes in the file.
+    var length: Int64 { condition.withLock { written } }
+    /// Bytes that arrived in this run.
+    var downloaded: Int64 { condition.withLock { received } }
+    /// Bytes of an earlier run kept (0 once the download started over).
+    var keptFromStart: Int64 { condition.withLock { keptPrefix } }
+
+    /// Takes what an earlier run wrote (hashed now, as if just written), or empties a file longer
+    /// than the package.
+    private func keepPrefix() throws {
+        var info = stat()
+        guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { throw DownloadError.io(path: path, "not a regular file") }
+        var existing = Int64(info.st_size)
+        if existing > size {
+            guard ftruncate(descriptor, 0) == 0 else { throw DownloadError.io(path: path, errnoText()) }
+            existing = 0
+        }
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+        defer { buffer.deallocate() }
+        try condition.withLock {
+            do {
+                while written < existing {
+                    let want = Int(min(Int64(buffer.count), existing - written))
+                    let got = readFully(descriptor, UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< want]), at: written)
+                    guard got == want else { throw DownloadError.io(path: path, got < 0 ? errnoText() : "the file shrank while it was read") }
+                    try absorb(UnsafeRawBufferPointer(rebasing: buffer[0 ..< got]))
+                }
+            } catch let error as DownloadError where error.disposition == .refused {
+                // What an earlier run left does not start like the catalog's package: start over.
+                guard ftruncate(descriptor, 0) == 0 else { throw DownloadError.io(path: path, errnoText()) }
+                (written, hasher, tocEnd, existing) = (0, SHA256(), nil, 0)
+            }
+            keptPrefix = existing
+        }
+    }
+
+    /// Appends a chunk that arrived, refusing any byte past the package's size.
+    func append(_ chunk: Data) throws {
+        try condition.withLock {
+            guard failure == nil else { throw failure! }
+            guard Int64(chunk.count) <= size - written else { throw DownloadError.bodyTooLong(url: url, limit: size) }
+            try chunk.withUnsafeBytes { bytes in
+                guard writeFully(descriptor, bytes, at: written) else { throw DownloadError.io(path: path, "cannot write: \(errnoText())") }
+                try absorb(bytes)
+            }
+            received += Int64(chunk.count)
+            condition.broadcast()
+        }
+    }
+
+    /// Counts `bytes` (just written at `written`) in: the hash, and the TOC's check as its end
+    /// passes. Called under the lock.
+    private func absorb(_ bytes: UnsafeRawBufferPointer) throws {
+        var rest = bytes
+        if let expected = expectedTOCSHA256 {
+            if tocEnd == nil, written + Int64(rest.count) >= 16 {
+                tocEnd = try headerEnd(appending: rest)
+            }
+            if let end = tocEnd, written < end, written + Int64(rest.count) >= end {
+                let head = Int(end - written)
+                hasher.update(bufferPointer: UnsafeRawBufferPointer(rebasing: rest[0 ..< head]))
+                written += Int64(head)
+                rest = UnsafeRawBufferPointer(rebasing: rest[head...])
+                let digest = hasher.finalize().hexString
+                guard digest == expected else {
+                    throw DownloadError.tableOfContentsMismatch(url: url, expected: expected, actual: digest)
+                }
+            }
+        }
+        hasher.update(bufferPointer: rest)
+        written += Int64(rest.count)
+    }
+
+    /// Where the header and TOC end, from the header's first 16 bytes (some of them in `more`,
+    /// about to be written after the first `written`).
+    private func headerEnd(appending more: UnsafeRawBufferPointer) throws -> Int64 {
+        var header = [UInt8](repeating: 0, count: 16)
+        let old = Int(min(written, 16))
+        if old > 0 {
+            let got = header.withUnsafeMutableBytes { readFully(descriptor, UnsafeMutableRawBufferPointer(rebasing: $0[0 ..< old]), at: 0) }
+            guard got == old else { throw DownloadError.io(path: path, errnoText()) }
+        }
+        for index in old ..< 16 { header[index] = more[index - old] }
+        let headerSize = Int64(header[4]) << 8 | Int64(header[5])
+        let tocLength = header[8 ..< 16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
+        guard header.starts(with: Array("xar!".utf8)), tocLength < UInt64(size), headerSize + Int64(tocLength) <= size else {
+            throw DownloadError.sizeMismatch(url: url, "its header is not a xar header whose table of contents fits the package")
+        }
+        return headerSize + Int64(tocLength)
+    }
+
+    /// Empties the file: the server is sending it from byte 0. A reader that already read the
+    /// start read the same bytes (the catalog entry is the same); everything is checked again.
+    func restart() throws {
+        try condition.withLock {
+            guard ftruncate(descriptor, 0) == 0 else { throw DownloadError.io(path: path, errnoText()) }
+            written = 0
+            keptPrefix = 0
+            hasher = SHA256()
+            tocEnd = nil
+        }
+    }
+
+    /// The download is over: checks the size and sha256, and lets the installer commit (or, on a
+    /// mismatch, fails it). A wrong sha256 deletes the file.
+    func finish() throws {
+        try condition.withLock {
+            defer { condition.broadcast() }
+            guard written == size else {
+                let error = DownloadError.sizeMismatch(url: url, "got \(written) bytes, expected \(size)")
+                failure = failure ?? error
+                throw error
+            }
+            let actual = hasher.finalize().hexString
+            guard actual == expectedSHA256 else {
+                unlink(path)
+                let error = DownloadError.checksumMismatch(url: url, expected: expectedSHA256, actual: actual)
+                failure = failure ?? error
+                throw error
+            }
+            verified = true
+        }
+    }
+
+    /// The download failed or was cancelled: reads waiting for bytes, and the wait for the
+    /// verdict, throw `error` (the first failure wins).
+    func fail(_ error: any Error) {
+        condition.withLock {
+            if failure == nil && !verified { failure = error }
+            condition.broadcast()
+        }
+    }
+
+    /// Waits until the download is over and its sha256 matched (returns), or it failed (throws
+    /// its error): the installer's last step before its version goes into place.
+    func waitUntilVerified() throws {
+        try condition.withLock {
+            while !verified && failure == nil { condition.wait() }
+            if !verified, let failure { throw failure }
+        }
+    }
+
+    /// Bytes `offset ..< offset + buffer.count` (fewer at the package's end), once written.
+    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        guard offset < size else { return 0 }
+        let end = min(offset + Int64(buffer.count), size)
+        let descriptor: Int32 = try condition.withLock {
+            while written < end && failure == nil { condition.wait() }
+            if written < end, let failure { throw failure }
+            return self.descriptor
+        }
+        let count = readFully(descriptor, UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< Int(end - offset)]), at: offset)
+        guard count >= 0 else { throw DownloadError.io(path: path, errnoText()) }
+        return count
+    }
+
+    /// Deletes the file.
+    func remove() {
+        condition.withLock {
+            unlink(path)
+            written = 0
+        }
+    }
+}
