@@ -2,7 +2,8 @@ import Foundation
 import PkgKit
 
 /// What must hold after any install, whatever the input: nothing outside `Documents/<id>/`, no
-/// staging folder left, and a record, if present, that names a version folder that exists.
+/// staging folder left, no stat cache without its version folder, and a record, if present, that
+/// names a version folder that exists.
 enum InstallOracle {
     /// The first broken promise, in words, or nil when the install kept them all.
     static func violation(workFolder: String, documents: String, report: InstallReport?) -> String? {
@@ -21,6 +22,11 @@ enum InstallOracle {
         for name in names {
             if name.hasPrefix(".staging-") || name.hasPrefix(".old-") || name.hasPrefix(".replacing-") {
                 return "leftover \(name)"
+            }
+            // A version's stat cache stands beside its folder, and only beside it.
+            if name.hasPrefix(".index-") {
+                guard isFolder(product + "/" + name.dropFirst(".index-".count)) else { return "a stat cache without its version: \(name)" }
+                continue
             }
             guard name == Installer.lockName || name == Installer.recordName || isFolder(product + "/" + name) else {
                 return "unexpected \(name) in the product folder"

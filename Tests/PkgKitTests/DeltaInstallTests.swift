@@ -6,7 +6,7 @@ import TestSupport
 /// The delta machinery without a network: a sparse copy of the new package holding only its header,
 /// TOC and the heap ranges the plan fetches, completed by files of the installed version, installs
 /// exactly the tree a full install does.
-@Suite struct DeltaInstallTests {
+@Suite(.offThePool) struct DeltaInstallTests {
     static let id = "com.example.delta"
 
     /// Copies `ranges` of `package` into a sparse file of the same size at `sparse`.

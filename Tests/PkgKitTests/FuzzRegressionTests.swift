@@ -6,7 +6,7 @@ import TestSupport
 /// Inputs kept from `make fuzz` (and one from libarchive's own writer), replayed through what
 /// the fuzzer drives: every one must be read to a verdict, quickly, with the same findings.
 /// A crasher found later goes into Tests/Fixtures/fuzz/ with its expected codes here.
-@Suite(.libArchive) struct FuzzRegressionTests {
+@Suite(.offThePool, .libArchive) struct FuzzRegressionTests {
     static let folder = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
         .appendingPathComponent("Fixtures/fuzz")
 

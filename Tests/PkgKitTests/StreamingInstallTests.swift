@@ -6,7 +6,7 @@ import TestSupport
 /// A whole download is installed while it arrives (issue 20): files are decoded, verified and
 /// staged before the last byte is in, and the version goes into place only once the package's
 /// sha256 matched its catalog entry. On the scripted transport and a manual clock.
-@Suite struct StreamingInstallTests {
+@Suite(.offThePool) struct StreamingInstallTests {
     static let id = "com.example.stream"
     static let base = URL(string: "http://cdn.test/pub/")!
     let scratch: Scratch

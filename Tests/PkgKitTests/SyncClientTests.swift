@@ -6,7 +6,7 @@ import TestSupport
 /// The library's sync and check against a scripted server (in memory, on a manual clock): plans
 /// carried out, deltas, resumes, cut-offs, retries, cancellation and what a check reports, with
 /// no socket and no sleep. The real transports are tested on their own (`HTTPTransportSocketTests`).
-@Suite struct SyncClientTests {
+@Suite(.offThePool) struct SyncClientTests {
     static let id = "com.example.client"
     static let base = URL(string: "http://cdn.test/pub/")!
     let scratch: Scratch

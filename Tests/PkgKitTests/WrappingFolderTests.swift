@@ -5,7 +5,7 @@ import TestSupport
 
 /// One wrapping folder (SPEC section 1) in every reader: a package whose root holds exactly one
 /// folder holding ContentInfo.plist reads like the bare layout, and says which folder it was.
-@Suite(.libArchive) struct WrappingFolderTests {
+@Suite(.offThePool, .libArchive) struct WrappingFolderTests {
     /// `Folder/` holding a valid package, with a junk file so that a diagnostic has a path.
     @discardableResult
     static func wrappedTree(_ scratch: Scratch, folder: String = "Folder") throws -> String {

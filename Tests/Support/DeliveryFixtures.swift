@@ -16,6 +16,9 @@ public func pseudoRandomData(_ count: Int, seed: UInt64 = 0x9E37_79B9_7F4A_7C15)
 /// Lowercase hex sha256.
 public func sha256Hex(_ data: Data) -> String { SHA256.hash(data: data).hexString }
 
+/// Lowercase hex sha1 (a xar TOC's checksum of a file).
+public func sha1Hex(_ data: Data) -> String { Insecure.SHA1.hash(data: data).hexString }
+
 /// Progress reports collected from the transport's thread.
 public final class ProgressLog: @unchecked Sendable {
     // @unchecked: `values` is only touched under `lock`.

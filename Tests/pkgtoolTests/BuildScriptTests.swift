@@ -6,7 +6,7 @@ import TestSupport
 /// items 17 and 18): quiet, saying what they do, and leaving the machine as they found it. The
 /// scripts run here against stand-ins for `swift`, `apt-get` and the service tools, so what
 /// they print and call is checked without building or installing anything.
-@Suite struct BuildScriptTests {
+@Suite(.offThePool) struct BuildScriptTests {
     static let root = CommandRunner.packageRoot.path
 
     /// Writes an executable shell script `name` with `body` into `folder` of `scratch`.

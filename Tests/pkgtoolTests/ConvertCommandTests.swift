@@ -8,7 +8,7 @@ import Glibc
 /// End-to-end tests of `pkgtool convert --to background-assets` (SPEC section 8), run against
 /// the built binary (`make test` builds it): one test per rule of the section, then the choices
 /// the README documents where the section is silent.
-@Suite struct ConvertCommandTests {
+@Suite(.offThePool) struct ConvertCommandTests {
     /// Runs `pkgtool convert PACKAGES --to background-assets --out OUT` plus `extra`.
     private func convert(_ packages: [String], out: String, _ extra: [String] = []) throws -> CommandResult {
         try CommandRunner.pkgtool(["convert"] + packages + ["--to", "background-assets", "--out", out] + extra)

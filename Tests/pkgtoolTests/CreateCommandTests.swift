@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// `pkgtool create` end to end: every flag, exit codes and the JSON shape.
-@Suite struct CreateCommandTests {
+@Suite(.offThePool) struct CreateCommandTests {
     @Test func structuredSourceMakesPackageNamedAfterProductAndVersion() throws {
         let scratch = try Scratch()
         let source = try scratch.content("src", id: "com.example.book.ch1", files: ["chapter.txt": "Once upon a time\n", "art/pic.bin": "pixels"])

@@ -4,7 +4,7 @@ import TestSupport
 
 /// Where `create` writes (issue 12, items 6 and 12): `./<id>-<version>.pkg` by default, never
 /// over the `--previous` package, into `-o DIR`, and never into its own next package.
-@Suite struct CreateOutputTests {
+@Suite(.offThePool) struct CreateOutputTests {
     @Test func successiveVersionsDoNotOverwriteEachOther() async throws {
         let scratch = try Scratch()
         let source = try scratch.content("src", id: "com.acme.vol1", version: "1.0", files: ["a.txt": "one"])

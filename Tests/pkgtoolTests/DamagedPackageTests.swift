@@ -5,7 +5,7 @@ import TestSupport
 /// Damaged input is never reported on as if it were whole: diff reads both packages in full and
 /// says `invalid` (item 2); inspect checks that the container is whole, and nothing but a real
 /// signature makes a container (item 3).
-@Suite struct DamagedPackageTests {
+@Suite(.offThePool) struct DamagedPackageTests {
     /// A good package and a copy whose heap is `cut` bytes short of what its TOC declares.
     static func truncatedPair(_ scratch: Scratch, cut: Int = 100) async throws -> (good: String, truncated: String) {
         let good = try scratch.package("good", version: "1.1", files: ["a.txt": Data("a".utf8), "z.bin": randomData(20_000)]).pkg

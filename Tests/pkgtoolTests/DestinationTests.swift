@@ -5,7 +5,7 @@ import TestSupport
 /// Where commands write (SPEC section 3, issue 21 item 8): a destination that cannot be written is
 /// `io-error`, exit 2, in every command, said once with its path; and every command makes the
 /// missing parents of an output path it was given.
-@Suite struct DestinationTests {
+@Suite(.offThePool) struct DestinationTests {
     @Test func missingParentsAreMade() async throws {
         let scratch = try Scratch()
         let source = try scratch.content("src", id: "com.example.dest", version: "1.0")

@@ -8,7 +8,7 @@ import Glibc
 /// What users of a command-line tool expect around it: `make install` (binary, man page, bash, zsh
 /// and fish completions, with DESTDIR) and `make uninstall`, completions that know every
 /// subcommand, a `--version` that matches the README, and PkgKit's DocC catalog.
-@Suite struct DistributionTests {
+@Suite(.offThePool) struct DistributionTests {
     static let root = CommandRunner.packageRoot.path
     /// Where `make man` (run by `make test`) leaves the man page.
     static let manPage = root + "/build/man/pkgtool.1"

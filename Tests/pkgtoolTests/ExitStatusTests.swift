@@ -6,7 +6,7 @@ import Testing
 
 /// The one mapping from what a command ends with to its exit status (`ExitStatus.swift`): library
 /// errors by their disposition, reports by what they say, and any other error as a failure.
-@Suite struct ExitStatusTests {
+@Suite(.offThePool) struct ExitStatusTests {
     private struct Unforeseen: Error {}
 
     @Test func errorsMapByTheirDisposition() {
@@ -60,7 +60,7 @@ private struct AsyncProbe: AsyncReportingCommand {
     func report(for failure: Diagnostic) -> ExtractReport { .failed(FailedInstall(diagnostics: [failure])) }
 }
 
-@Suite struct AsyncReportingCommandTests {
+@Suite(.offThePool) struct AsyncReportingCommandTests {
     @Test func anAsyncCommandNeedsOnlyItsOwnDeclarations() async throws {
         let probe = AsyncProbe()
         let report = try await probe.execute(OutputOptions(), Cancellation())

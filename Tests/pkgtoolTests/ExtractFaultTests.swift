@@ -26,7 +26,7 @@ private func isLocked(_ path: String) -> Bool {
 
 // MARK: - Tests
 
-@Suite struct ExtractFaultTests {
+@Suite(.offThePool) struct ExtractFaultTests {
     static let id = "com.example.faults"
 
     /// SIGKILL a 250 MB install at many points: the record always names a complete version,

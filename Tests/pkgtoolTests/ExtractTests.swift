@@ -7,7 +7,7 @@ private func json(_ text: String) -> [String: Any] {
     (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any] ?? [:]
 }
 
-@Suite struct ExtractTests {
+@Suite(.offThePool) struct ExtractTests {
     @Test func installsThenUnchanged() throws {
         let s = try Scratch()
         let pkg = try s.package("one", version: "1.0", text: ["a.txt": "hello", "art/b.txt": "world"])
@@ -40,7 +40,7 @@ private func json(_ text: String) -> [String: Any] {
         #expect(object["status"] as? String == "installed")
         #expect(object["previousVersion"] as? String == "1.0")
         #expect(object["removedVersions"] as? [String] == ["1.0"])
-        let listing = try FileManager.default.contentsOfDirectory(atPath: s.documents + "/com.example.book").sorted()
+        let listing = names(s.documents + "/com.example.book")
         #expect(listing == [".lock", "1.1", "ContentInfo.plist"])
     }
 
@@ -139,7 +139,7 @@ private func json(_ text: String) -> [String: Any] {
         #expect(result.status == 2, "\(result.stderr)")
         #expect(FileManager.default.contents(atPath: product + "/ContentInfo.plist") == record)
         #expect(FileManager.default.contents(atPath: product + "/1.0/a.txt") == Data("1".utf8))
-        let listing = try FileManager.default.contentsOfDirectory(atPath: product).sorted()
+        let listing = names(product)
         #expect(listing == [".lock", "1.0", "1.1", "ContentInfo.plist"])
     }
 

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// A failed create never damages an existing package and leaves no temporary file.
-@Suite struct FailureSafetyTests {
+@Suite(.offThePool) struct FailureSafetyTests {
     private func leftovers(_ folder: String) throws -> [String] {
         try FileManager.default.contentsOfDirectory(atPath: folder).filter { $0.contains("tmp") || $0.hasPrefix(".") }
     }

@@ -5,7 +5,7 @@ import TestSupport
 
 /// `--json` and `--quiet` before or after the command name, suggestions for a misspelt command,
 /// and exit 64 for every usage error, bare `pkgtool` included (issue 12, items 8 and 9).
-@Suite struct GlobalOptionsTests {
+@Suite(.offThePool) struct GlobalOptionsTests {
     @Test func jsonAndQuietGoBeforeOrAfterTheCommand() async throws {
         let scratch = try Scratch()
         let good = try scratch.content("good")

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// pkgtool's output read by bsdtar (libarchive), and archives made by bsdtar read by pkgtool.
-@Suite struct InteropTests {
+@Suite(.offThePool) struct InteropTests {
     @Test func bsdtarExtractsEveryPackageWithChecksumsVerified() throws {
         let scratch = try Scratch()
         var random = SystemRandomNumberGenerator()

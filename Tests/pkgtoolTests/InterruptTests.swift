@@ -8,7 +8,7 @@ import Glibc
 /// One answer to Ctrl-C and SIGTERM in every command (issue 21, item 12): a line saying what
 /// was left as it was, and exit 130 / 143. Each test interrupts the command at a moment told by
 /// what it has done (bytes written, a folder appearing, waiting on a FIFO), never after a guessed delay.
-@Suite struct InterruptTests {
+@Suite(.offThePool) struct InterruptTests {
     /// A create writing a large package: the previous package at the output stays as it was.
     @Test(arguments: [SIGINT, SIGTERM])
     func create(_ signalNumber: Int32) throws {

@@ -4,7 +4,7 @@ import TestSupport
 
 /// `--json` prints its one document whichever way a command ends, exit 2 included, with the
 /// failure as a diagnostic; validate lists every path it was given (issue 12, item 1).
-@Suite struct JSONOnEveryExitTests {
+@Suite(.offThePool) struct JSONOnEveryExitTests {
     /// Runs `arguments`, expecting one JSON object on stdout and nothing on stderr.
     static func json(_ arguments: [String], status: Int32) async throws -> [String: Any] {
         let result = try await CommandRunner.pkgtool(arguments)

@@ -4,7 +4,7 @@ import TestSupport
 
 /// What the messages say (issue 12, items 7, 11 and 12): the missing piece named, one finding
 /// for an over-long folder, plurals, no `-` for a missing path, one default per flag.
-@Suite struct MessageTests {
+@Suite(.offThePool) struct MessageTests {
     @Test func createSaysWhatIsMissing() async throws {
         let scratch = try Scratch()
         try scratch.write("plain/x.dat", "x")

@@ -4,7 +4,7 @@ import TestSupport
 
 /// The core an app links: a separate package that depends on the `PkgKit` product alone installs
 /// a xar package without libarchive, and says clearly what it cannot read.
-@Suite struct PortabilityTests {
+@Suite(.offThePool) struct PortabilityTests {
     static let checkPackage = CommandRunner.packageRoot.appendingPathComponent("Tests/Portability").path
     static let scratchPath = CommandRunner.packageRoot.appendingPathComponent(".build/portability").path
 

@@ -3,7 +3,7 @@ import Testing
 import TestSupport
 
 /// The same inputs give a byte-identical package, whatever the machine state around them.
-@Suite struct ReproducibilityTests {
+@Suite(.offThePool) struct ReproducibilityTests {
     /// Makes the same tree in `folder`, in the given creation order, with the given umask and mtimes.
     private func makeTree(_ scratch: Scratch, _ folder: String, reversed: Bool, umask mask: mode_t, mtime: Date) throws {
         var files = [("a.txt", "alpha\n"), ("b/c.txt", "gamma\n"), ("b/d/e.csv", "1,2,3\n"), ("z.bin", String(repeating: "zz", count: 40_000))]

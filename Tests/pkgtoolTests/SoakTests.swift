@@ -8,7 +8,7 @@ import TestSupport
 ///
 /// The seed is fixed, so that `make test` is the same every time; `PKGTOOL_SOAK_SEED=N` runs
 /// another, and `make soak` explores with a fresh seed and 300 runs.
-@Suite(.timeLimit(.minutes(5))) struct SoakTests {
+@Suite(.offThePool, .timeLimit(.minutes(5))) struct SoakTests {
     /// A seed whose 40 runs meet ten kinds of fault, among them a body several MB too long
     /// without a length on a whole download (issue 19's hang).
     static let seed: UInt64 = 10

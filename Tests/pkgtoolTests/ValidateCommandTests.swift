@@ -4,7 +4,7 @@ import Testing
 import TestSupport
 
 /// `pkgtool validate`, `inspect` and `diff` end to end.
-@Suite struct ValidateCommandTests {
+@Suite(.offThePool) struct ValidateCommandTests {
     @Test func textOutputHasOneLinePerDiagnosticAndASummary() throws {
         let scratch = try Scratch()
         try scratch.content("bad", id: "com.example.bad", version: "1.0", files: ["a.txt": "a"])

@@ -4,7 +4,7 @@ import TestSupport
 
 /// One wrapping folder end to end (SPEC section 1, issue 12 item 14): a zip of a content folder
 /// made by `zip -r` validates, is named in text and JSON, and installs like the bare layout.
-@Suite struct WrappedPackageCommandTests {
+@Suite(.offThePool) struct WrappedPackageCommandTests {
     @Test func zipOfAContentFolderValidatesInspectsAndInstalls() async throws {
         let scratch = try Scratch()
         try scratch.content("Chapter One", id: "com.example.wrapped", version: "1.0", files: ["a.txt": "alpha", "art/b.txt": "beta"])

@@ -26,34 +26,53 @@ struct InstalledTree {
     /// (`special` for anything else): what `PayloadDigests` gives for a package.
     var digests: [String: String] = [:]
 
-    /// Reads the version folder `name` of `product`. Only files for which `hashing` returns true
-    /// (given their size) are read and hashed; the others appear in neither list.
-    static func scan(_ product: ProductFolder, version name: String, hashing: (Int64) -> Bool = { _ in true }) throws -> InstalledTree {
+    /// Who every regular file is on disk, by path below the version folder.
+    var identities: [String: FileIdentity] = [:]
+
+    /// Reads the version folder `name` of `product`. A file that `cache` still describes (same
+    /// identity) is taken from it; of the others, only those for which `hashing` returns true
+    /// (given their size) are read and hashed. Files neither cached nor hashed appear in neither
+    /// list (but in `identities`).
+    static func scan(_ product: ProductFolder, version name: String, cache: StatCache? = nil,
+                     hashing: (Int64) -> Bool = { _ in true }) throws -> InstalledTree {
         let fd = openat(product.descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw InstallError.io(path: product.path(name), errnoText()) }
         defer { close(fd) }
         var tree = InstalledTree()
-        try tree.collect(fd, prefix: "", path: product.path(name), hashing: hashing)
+        try tree.collect(fd, prefix: "", path: product.path(name), cache: cache, hashing: hashing)
         return tree
+    }
+
+    /// Who every regular file of version folder `name` is, read without hashing anything.
+    static func identities(_ product: ProductFolder, version name: String) throws -> [String: FileIdentity] {
+        try scan(product, version: name, hashing: { _ in false }).identities
     }
 
     /// Hashing takes one thread per core (at most this many), a folder at a time: a delta sync
     /// reads every installed file it might reuse, and sha1 on one thread would be most of its time.
     static let maxJobs = 4
 
-    private mutating func collect(_ dir: Int32, prefix: String, path: String, hashing: (Int64) -> Bool) throws {
+    private mutating func collect(_ dir: Int32, prefix: String, path: String, cache: StatCache?, hashing: (Int64) -> Bool) throws {
         var entries: [(name: String, info: stat)] = []
         for name in try listNames(dir, path: path) {
             var info = stat()
             guard fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else { throw InstallError.io(path: path + "/" + name, errnoText()) }
             entries.append((name, info))
         }
-        // The folder's files are hashed on every core while `dir` stays open, and taken in order.
+        // What the cache still describes is taken from it; the rest of the folder's files are
+        // hashed on every core while `dir` stays open, and taken in order.
+        var hashed: [Int: Hashed] = [:]
+        for index in entries.indices where entries[index].info.st_mode & S_IFMT == S_IFREG {
+            let identity = FileIdentity(entries[index].info)
+            identities[prefix + entries[index].name] = identity
+            if let known = cache?.entry(prefix + entries[index].name, matching: identity) {
+                hashed[index] = Hashed(sha1: known.sha1, executable: known.executable, identity: identity)
+            }
+        }
         let wanted = entries.indices.filter {
-            entries[$0].info.st_mode & S_IFMT == S_IFREG && hashing(Int64(entries[$0].info.st_size))
+            entries[$0].info.st_mode & S_IFMT == S_IFREG && hashed[$0] == nil && hashing(Int64(entries[$0].info.st_size))
         }
         let names = wanted.map { entries[$0].name }
-        var hashed: [Int: Hashed] = [:]
         let jobs = min(Self.maxJobs, ProcessInfo.processInfo.activeProcessorCount, names.count)
         try OrderedWorkPool.run(count: names.count, jobs: jobs, window: 64, work: { index in
             try Self.hash(dir, names[index], path: path + "/" + names[index])
@@ -67,7 +86,7 @@ struct InstalledTree {
                 let child = openat(dir, entry.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
                 guard child >= 0 else { throw InstallError.io(path: path + "/" + entry.name, errnoText()) }
                 defer { close(child) }
-                try collect(child, prefix: relative + "/", path: path + "/" + entry.name, hashing: hashing)
+                try collect(child, prefix: relative + "/", path: path + "/" + entry.name, cache: cache, hashing: hashing)
             case S_IFLNK:
                 var target = [UInt8](repeating: 0, count: 4097)
                 let count = readlinkat(dir, entry.name, &target, target.count - 1)

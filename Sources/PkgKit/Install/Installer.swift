@@ -120,7 +120,7 @@ public struct Installer: Sendable {
             let full = try PackageCheck.run(source, context: context, cancellation: options.cancellation)
             report = InstallReport(full, previousVersion: currentText)
             guard full.isValid(), let expected = Self.installedDigests(full.facts) else { return report }
-            if try InstalledTree.scan(product, version: existing).digests == expected {
+            if try InstalledTree.scan(product, version: existing, cache: StatCache.read(product, version: existing)).digests == expected {
                 if current != version {
                     // Installed but not current (after a downgrade): it becomes current under the
                     // package's own name, so that the record (a copy of the package's) names it.
@@ -195,6 +195,7 @@ public struct Installer: Sendable {
         }
         try product.writeRecord(record)
         if let existing, existing != info.contentVersion { try product.retire(existing) }
+        StatCache.write(product, version: info.contentVersion, files: Self.cachedFiles(written.facts))
         report.status = .installed
         report.installedPath = product.path(info.contentVersion)
         return try finish(report, product: product, options: options)
@@ -215,6 +216,16 @@ public struct Installer: Sendable {
             report.removedVersions = try product.prune(current: product.recordVersion(), keep: keep)
         }
         return report
+    }
+
+    /// What a stat cache records of the files `facts` describes: each regular file below
+    /// `Contents/` whose sha1 the reading verified, by its path in the version folder.
+    static func cachedFiles(_ facts: PackageFacts) -> [String: (sha1: String, executable: ExecutableFormat?)] {
+        var files: [String: (sha1: String, executable: ExecutableFormat?)] = [:]
+        for entry in facts.entries where entry.kind == .file {
+            if let relative = entry.path.contentsRelative, let sha1 = entry.sha1 { files[relative] = (sha1, entry.executable) }
+        }
+        return files
     }
 
     /// What the installed folder must hold for `facts`: payload digests, hard links showing

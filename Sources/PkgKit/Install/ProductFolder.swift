@@ -209,8 +209,8 @@ final class ProductFolder: @unchecked Sendable {
     }
 
     /// Repairs and removes what an interrupted run left: a version moved aside by a `--force`
-    /// replacement is put back, staging folders, delta copies and temporary records go (a
-    /// download in progress stays, to be resumed), and a version folder
+    /// replacement is put back, staging folders, delta copies, temporary records and stat caches
+    /// without their folder go (a download in progress stays, to be resumed), and a version folder
     /// that equals the current one in number but not in name (left by a run killed between
     /// making `1.0.0` current and removing the `1.0` it replaced) is removed.
     func removeLeftovers() throws {
@@ -226,17 +226,21 @@ final class ProductFolder: @unchecked Sendable {
                 }
             }
         }
+        let versions = Set(try versionFolders())
         for name in try listNames(descriptor, path: path)
         where name.hasPrefix(Self.stagingPrefix) || name.hasPrefix(Self.oldPrefix) || name.hasPrefix(Self.deltaPrefix)
-            || name.hasPrefix(Self.replacingPrefix) || name.hasPrefix(Self.recordTemporaryPrefix) {
+            || name.hasPrefix(Self.replacingPrefix) || name.hasPrefix(Self.recordTemporaryPrefix)
+            || StatCache.isLeftover(name, versions: versions) {
             try remove(name)
         }
     }
 
-    /// Removes a version folder, renamed away first so that a half-removed folder never looks like a version.
+    /// Removes a version folder, renamed away first so that a half-removed folder never looks like
+    /// a version, and its stat cache.
     func retire(_ name: String) throws {
         let old = Self.oldPrefix + randomSuffix()
         try rename(name, to: old)
+        StatCache.remove(self, version: name)
         try remove(old)
     }
 

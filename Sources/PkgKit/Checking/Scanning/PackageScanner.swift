@@ -169,8 +169,10 @@ public struct PackageScanner {
                           totalRead: inout Int64, keepAll: Bool, fact: inout EntryFacts, sink: EntrySink?) throws -> ReadOutcome {
         var outcome = ReadOutcome()
         var head: [UInt8] = []
-        // A digest the reader checks the data against is the data's sha1 once reading succeeds.
-        let declared = depth == .full && digests ? reader.declaredSHA1 : nil
+        // A digest the reader checks the data against is the data's sha1 once reading succeeds:
+        // kept even when digests are not asked for, since it costs nothing (an install records it
+        // in its stat cache).
+        let declared = depth == .full ? reader.declaredSHA1 : nil
         var hasher = depth == .full && digests && declared == nil ? Insecure.SHA1() : nil
         var size: Int64 = 0
         let headLimit = ExecutableFormat.headBytes

@@ -191,8 +191,8 @@ private final class DeltaProbe: @unchecked Sendable {
             reason = .noTableOfContents
             return nil
         case .ready(let toc, let files, let fetched):
-            let sizes = DeltaPlan.sizes(of: files)
-            let installed = try await BlockingWork.run { try InstalledTree.scan(folder, version: version) { sizes.contains($0) } }
+            let sizes = DeltaPlan.sizes(of: files), cache = StatCache.read(folder, version: version)
+            let installed = try await BlockingWork.run { try InstalledTree.scan(folder, version: version, cache: cache) { sizes.contains($0) } }
             guard let plan = DeltaPlan.make(wanted: files, heapStart: toc.heapStart, packageSize: download.entry.size,
                                             installed: installed, version: version) else {
                 reason = .noTableOfContents

@@ -109,6 +109,10 @@ struct SyncExecutor {
         let shown = update.url.absoluteString, fileName = update.url.lastPathComponent
         let installer = Installer(documents: client.documents)
         let progress = report(.downloading, folder.identifier)
+        // The installed files are known (from their stat cache, or hashed on every core) while
+        // the header and TOC are fetched.
+        let cache = StatCache.read(folder, version: version)
+        async let scanned = BlockingWork.run { try InstalledTree.scan(folder, version: version, cache: cache) }
         switch try await download.fetchTableOfContents(into: copy, acceptWhole: true, received: received, progress: progress) {
         case .whole:
             let report = try await BlockingWork.run {
@@ -119,8 +123,7 @@ struct SyncExecutor {
             return .fallBack(.noTableOfContents)
         case .ready(let toc, let files, let fetched):
             server.honoursRange = true
-            let sizes = DeltaPlan.sizes(of: files)
-            let installed = try await BlockingWork.run { try InstalledTree.scan(folder, version: version) { sizes.contains($0) } }
+            let installed = try await scanned
             guard let plan = DeltaPlan.make(wanted: files, heapStart: toc.heapStart, packageSize: update.entry.size,
                                             installed: installed, version: version) else {
                 return .fallBack(.noTableOfContents)

@@ -4,7 +4,9 @@ import Glibc
 import Darwin
 #endif
 
-/// Who a file is on disk, to check that a file hashed earlier is still the same one.
+/// Who a file is on disk, to check that a file hashed earlier is still the same one: its device
+/// and inode, mode, size, and modification and change times in nanoseconds (a write always moves
+/// the change time, which no one can set back).
 struct FileIdentity: Equatable, Sendable {
     var device: UInt64
     var inode: UInt64
@@ -13,6 +15,12 @@ struct FileIdentity: Equatable, Sendable {
     var modified: Int64
     var changed: Int64
 
+    /// These values (a stat cache's record of a file).
+    init(device: UInt64, inode: UInt64, mode: UInt32, size: Int64, modified: Int64, changed: Int64) {
+        (self.device, self.inode, self.mode, self.size, self.modified, self.changed) = (device, inode, mode, size, modified, changed)
+    }
+
+    /// Who the file `info` describes is.
     init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)

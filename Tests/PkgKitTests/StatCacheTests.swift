@@ -1,0 +1,105 @@
+import Foundation
+@testable import PkgKit
+import Testing
+import TestSupport
+
+/// The stat cache an install writes beside each version folder (`.index-<version>`): trusted for a
+/// file only while the file is exactly who it was, so that an installed file edited after install
+/// is never reused by a delta, even when the edit keeps its size and modification time.
+@Suite(.offThePool) struct StatCacheTests {
+    static let id = "com.example.cache"
+    let scratch: Scratch
+    let v10: (pkg: String, contents: String)
+
+    init() throws {
+        scratch = try Scratch()
+        v10 = try scratch.package("v10", id: Self.id, version: "1.0",
+                                  files: ["kept.bin": pseudoRandomData(200_000, seed: 1), "edited.txt": Data("the original words\n".utf8)])
+        try #require(try Installer(documents: scratch.documents).install(v10.pkg).status == .installed)
+    }
+
+    var folder: ProductFolder { get throws { try #require(try ProductFolder.open(documents: scratch.documents, identifier: Self.id, create: false)) } }
+
+    /// The install's cache written again as if a second later: every entry in, none racy.
+    func rewriteCache(_ product: ProductFolder, sha1: [String: String]? = nil) throws {
+        let installed = try InstalledTree.scan(product, version: "1.0")
+        let files = Dictionary(uniqueKeysWithValues: installed.files.map { ($0.relativePath, (sha1: sha1?[$0.relativePath] ?? $0.sha1, executable: $0.executable)) })
+        StatCache.write(product, version: "1.0", files: files, now: Int64(Date().timeIntervalSince1970 * 1e9) + 1_000_000_000)
+    }
+
+    @Test func anInstallWritesACacheTheNextScanTrusts() throws {
+        let product = try folder
+        #expect(FileManager.default.fileExists(atPath: scratch.documents + "/\(Self.id)/.index-1.0"))
+        // A sha1 that is not the file's: taken as it is, which proves the file was not read.
+        try rewriteCache(product, sha1: ["kept.bin": String(repeating: "a", count: 40)])
+        let tree = try InstalledTree.scan(product, version: "1.0", cache: StatCache.read(product, version: "1.0"))
+        #expect(tree.files.first { $0.relativePath == "kept.bin" }?.sha1 == String(repeating: "a", count: 40))
+    }
+
+    @Test func anEditThatKeepsSizeAndModificationTimeIsStillSeen() throws {
+        let product = try folder
+        try rewriteCache(product)
+        let path = scratch.documents + "/\(Self.id)/1.0/edited.txt"
+        var before = stat()
+        try #require(stat(path, &before) == 0)
+        // Same length, other bytes; then the modification time put back as it was.
+        let handle = try FileHandle(forWritingTo: URL(fileURLWithPath: path))
+        try handle.write(contentsOf: Data("THE EDITED WORDS!!\n".utf8))
+        try handle.close()
+        var times = [before.st_atim, before.st_mtim]
+        try #require(utimensat(AT_FDCWD, path, &times, 0) == 0)
+        var after = stat()
+        try #require(stat(path, &after) == 0)
+        #expect(after.st_size == before.st_size && after.st_mtim.tv_sec == before.st_mtim.tv_sec && after.st_mtim.tv_nsec == before.st_mtim.tv_nsec)
+
+        let cache = try #require(StatCache.read(product, version: "1.0"))
+        let tree = try InstalledTree.scan(product, version: "1.0", cache: cache)
+        let edited = try #require(tree.files.first { $0.relativePath == "edited.txt" })
+        #expect(edited.sha1 == sha1Hex(Data("THE EDITED WORDS!!\n".utf8)), "read again, not taken from the cache")
+        #expect(cache.entries["edited.txt"]?.sha1 == sha1Hex(Data("the original words\n".utf8)))
+    }
+
+    @Test func entriesTooCloseToTheWritingAreLeftOut() throws {
+        let product = try folder
+        let installed = try InstalledTree.scan(product, version: "1.0")
+        let newest = installed.files.map { max($0.identity.changed, $0.identity.modified) }.max() ?? 0
+        let files = Dictionary(uniqueKeysWithValues: installed.files.map { ($0.relativePath, (sha1: $0.sha1, executable: $0.executable)) })
+        StatCache.write(product, version: "1.0", files: files, now: newest + StatCache.racyMargin / 2)
+        #expect(StatCache.read(product, version: "1.0")?.entries.isEmpty == true)
+    }
+
+    @Test func aDamagedCacheIsIgnoredWhole() throws {
+        let product = try folder
+        try rewriteCache(product)
+        let path = scratch.documents + "/\(Self.id)/.index-1.0"
+        var text = try String(contentsOfFile: path, encoding: .utf8)
+        text = text.replacingOccurrences(of: "\t", with: "\t0", options: [], range: text.range(of: "\t"))
+        try text.write(toFile: path, atomically: false, encoding: .utf8)
+        #expect(StatCache.read(product, version: "1.0") == nil)
+    }
+
+    @Test func aDeltaNeverReusesAFileEditedAfterInstall() async throws {
+        // 1.1 keeps both files as they were in 1.0 and adds one; the installed copy of one of them
+        // is edited (same size, same modification time) before the update.
+        let v11 = try scratch.package("v11", id: Self.id, version: "1.1",
+                                      files: ["kept.bin": pseudoRandomData(200_000, seed: 1), "edited.txt": Data("the original words\n".utf8),
+                                              "added.bin": pseudoRandomData(150_000, seed: 2)])
+        try rewriteCache(try folder)
+        let path = scratch.documents + "/\(Self.id)/1.0/edited.txt"
+        var before = stat()
+        try #require(stat(path, &before) == 0)
+        try Data("THE EDITED WORDS!!\n".utf8).write(to: URL(fileURLWithPath: path))
+        var times = [before.st_atim, before.st_mtim]
+        try #require(utimensat(AT_FDCWD, path, &times, 0) == 0)
+
+        try #require(try Publisher(destination: scratch.path("pub")).publish([v11.pkg]).status == .published)
+        let base = URL(string: "http://cdn.test/pub/")!
+        let transport = ScriptedTransport(serving: scratch.path("pub"), base: base)
+        let client = SyncClient(catalogURL: base.appendingPathComponent("catalog.json"), documents: scratch.documents, transport: transport)
+        let result = try #require(try await client.sync(SyncClient.Options(products: [Self.id], retryPolicy: instantRetries,
+                                                                            transferPolicy: TransferPolicy(clock: transport.clock))).products.first)
+        #expect(result.status == .installed && result.delta)
+        #expect(result.filesDownloaded == 2, "added.bin and the edited file; kept.bin reused")
+        #expect(differences(scratch.documents + "/\(Self.id)/1.1", expected: snapshot(v11.contents)).isEmpty)
+    }
+}
