@@ -8,9 +8,11 @@ import Darwin
 /// creates the missing parents of an output path it was given (SPEC section 3), such as
 /// `publish --to a/b/c` or `keygen --out keys/dir/name`. Throws `PublishError` (`io-error`)
 /// naming the folder that cannot be made, or the file that stands where a folder must be.
-func makeOutputFolders(_ path: String) throws(PublishError) {
+/// Returns the folders it created, outermost first.
+@discardableResult
+func makeOutputFolders(_ path: String) throws(PublishError) -> [String] {
     do {
-        try createFolders(path)
+        return try createFolders(path)
     } catch {
         throw PublishError(path: error.path, error.reason)
     }

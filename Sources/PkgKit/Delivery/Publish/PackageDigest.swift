@@ -14,9 +14,10 @@ struct PackageDigest: Sendable, Equatable {
     var tocSHA256: String?
 
     /// Reads `path` once. `xar` asks for `tocSHA256`: bytes `0 ..< header size + compressed TOC
-    /// length`, the lengths taken from the header.
-    static func compute(_ path: String, xar: Bool) throws -> PackageDigest {
-        try stream(path, xar: xar) { _ in }
+    /// length`, the lengths taken from the header. A set `cancellation` stops the read
+    /// (`OperationCancelled`).
+    static func compute(_ path: String, xar: Bool, cancellation: Cancellation? = nil) throws -> PackageDigest {
+        try stream(path, xar: xar) { _ in try cancellation?.check() }
     }
 
     /// Reads `path` once, handing every block to `sink` as it goes (to copy while hashing).
