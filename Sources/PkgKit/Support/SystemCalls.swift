@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// The text of the current `errno`.
 func errnoText() -> String { String(cString: strerror(errno)) }

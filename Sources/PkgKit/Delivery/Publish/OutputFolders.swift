@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// Makes the folder `path` and every missing folder above it (`createFolders`): every command
 /// creates the missing parents of an output path it was given (SPEC section 3), such as

@@ -1,10 +1,5 @@
 import Crypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A package file's catalog digests: its size, the sha256 of all its bytes and, for a xar, the
 /// sha256 of its header and compressed TOC (`tocSHA256`), all from one streaming read.

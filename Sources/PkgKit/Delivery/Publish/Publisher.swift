@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The options of one publish (the flags of `pkgtool publish`).
 public struct PublishOptions: Sendable {

@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One product as `sync --check` reports it: what a sync would do (SPEC section 7).
 public struct ProductCheck: Sendable, Encodable, Equatable {

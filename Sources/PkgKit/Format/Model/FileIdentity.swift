@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// Who a file is on disk, to check that a file hashed earlier is still the same one.
 struct FileIdentity: Equatable, Sendable {
