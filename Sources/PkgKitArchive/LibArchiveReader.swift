@@ -1,10 +1,6 @@
 internal import CArchive
+import Foundation
 import PkgKit
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Reads xar, zip, tar and cpio archives through libarchive, detected by content.
 ///

@@ -1,11 +1,7 @@
 import Crypto
 internal import CArchive
+import Foundation
 import PkgKit
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Writes the package tree as a zip (the form the store delivers to a device) through
 /// libarchive, with every entry made deterministic: fixed times, owners and modes.

@@ -124,6 +124,21 @@ private let hasOpenSSL = FileManager.default.isExecutableFile(atPath: "/usr/bin/
         #expect(throws: KeyError.self) { try CatalogVerifyingKey(pem: key.pemRepresentation) }
     }
 
+    /// A key file error reads `path: reason`, as its documentation says (issue 22: it read
+    /// `path reason`), and its diagnostic names the file once.
+    @Test func keyFileErrorsReadPathColonReason() throws {
+        let files = SigningKeyFiles(name: folder.path("k"))
+        try folder.write("k.pub.pem", Data(CatalogSigningKey().publicKey.pemRepresentation.utf8))
+        do {
+            _ = try files.generate()
+            Issue.record("a public key without its private key was accepted")
+        } catch {
+            #expect("\(error)" == "\(files.publicKeyPath): \(error.reason)")
+            #expect(error.diagnostic.path == files.publicKeyPath)
+            #expect(!error.reason.contains(files.publicKeyPath))
+        }
+    }
+
     @Test(.enabled(if: hasOpenSSL)) func refusesAnRSAKeyByName() throws {
         let path = folder.path("rsa.pem")
         #expect(try openssl(["genpkey", "-algorithm", "rsa", "-pkeyopt", "rsa_keygen_bits:1024", "-out", path]).status == 0)

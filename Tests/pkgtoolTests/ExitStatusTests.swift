@@ -40,8 +40,8 @@ import Testing
     }
 }
 
-/// A command on the async road that sync and publish are to take, compiled here so that the road
-/// stays open before they do: the declarations it asks for are all a command adds.
+/// A command on the async road that sync takes, compiled here so that the road
+/// stays open for the next: the declarations it asks for are all a command adds.
 private struct AsyncProbe: AsyncReportingCommand {
     static let configuration = CommandConfiguration(commandName: "probe")
     @ParentCommand var root: Pkgtool

@@ -43,6 +43,29 @@ import Glibc
         #expect(result.stderr.contains("validate: interrupted; nothing was changed"), "\(result.stderr)")
     }
 
+    /// A publish copying a large package into the published folder stops before the catalog
+    /// names it: the package's folder, made for the copy, is removed again and the published
+    /// folder is as it was.
+    @Test(arguments: [SIGINT, SIGTERM])
+    func publish(_ signalNumber: Int32) throws {
+        let s = try Scratch()
+        let small = try s.package("small", id: "com.example.small", version: "1.0", text: ["a.txt": "hello\n"])
+        let big = try s.package("big", id: "com.example.big", version: "1.0", files: ["big.bin": randomData(64 << 20)],
+                                extraArguments: ["--compression", "none"]).pkg
+        let dir = s.path("pub")
+        #expect(try CommandRunner.pkgtool(["publish", small, "--to", dir]).status == 0)
+        let before = snapshot(dir)
+        let publish = try BackgroundCommand(["publish", big, "--to", dir], in: s)
+        // The product's folder appears just before the copy into it starts.
+        let copying = waitUntil { !publish.isRunning || exists(dir + "/com.example.big") } && publish.isRunning
+        try #require(copying, "publish finished before it could be interrupted")
+        publish.send(signalNumber)
+        let (result, killed) = publish.finish()
+        #expect(!killed && result.status == 128 + signalNumber, "\(result.stderr)")
+        #expect(result.stderr.contains("publish: interrupted; nothing was published; \(dir) is as it was"), "\(result.stderr)")
+        #expect(snapshot(dir) == before)
+    }
+
     /// A conversion writing its staging folder stops there, removes it, and leaves the output
     /// folder as it was.
     @Test func convert() throws {

@@ -1,9 +1,5 @@
 internal import CSyscalls
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// Small checked wrappers over the descriptor calls the installer makes.
 func checkCall(_ result: Int32, _ path: String) throws {

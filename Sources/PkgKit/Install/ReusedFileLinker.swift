@@ -1,9 +1,5 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 import Crypto
+import Foundation
 
 /// Puts a reused file (see `ReusedFile`) into a staging folder: a hard link to the installed file
 /// where the file system allows, else a copy checked against its sha1. Either way only if it is

@@ -1,9 +1,5 @@
 internal import CSyscalls
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// Directories created in a staging folder, opened relative to one another without following links.
 final class StagingTree {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// Why a folder could not be made: the folder (or the file standing where one must be) and why.
 struct FolderCreationError: Error, Sendable {

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// The text of the current `errno`.
 func errnoText() -> String { String(cString: strerror(errno)) }
@@ -16,12 +12,13 @@ extension Array where Element == UInt8 {
     }
 }
 
-/// Reads at `offset` until `buffer` is full or the file ends, resuming after short reads and
-/// signals. Returns the bytes read, or -1 with `errno` set when the system refuses.
-func readFully(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int {
+/// Calls `transfer` with the bytes done so far until `total` are done or a call moves nothing
+/// (the end of a file being read), resuming after short transfers and signals: the one loop of
+/// the `…Fully` calls. Returns the bytes done, or -1 with `errno` set when the system refuses.
+private func transferFully(_ total: Int, _ transfer: (_ done: Int) -> Int) -> Int {
     var done = 0
-    while done < buffer.count {
-        let count = pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+    while done < total {
+        let count = transfer(done)
         if count < 0 {
             if errno == EINTR { continue }
             return -1
@@ -32,19 +29,18 @@ func readFully(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer, at 
     return done
 }
 
+/// Reads at `offset` until `buffer` is full or the file ends, resuming after short reads and
+/// signals. Returns the bytes read, or -1 with `errno` set when the system refuses.
+func readFully(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int {
+    transferFully(buffer.count) { done in
+        pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
+    }
+}
+
 /// Writes every byte of `bytes` to `descriptor`, resuming after short writes and signals.
 /// Returns false with `errno` set when the system refuses (disk full, I/O error).
 func writeFully(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
-    var offset = 0
-    while offset < bytes.count {
-        let written = write(descriptor, bytes.baseAddress! + offset, bytes.count - offset)
-        if written < 0 {
-            if errno == EINTR { continue }
-            return false
-        }
-        offset += written
-    }
-    return true
+    transferFully(bytes.count) { done in write(descriptor, bytes.baseAddress! + done, bytes.count - done) } == bytes.count
 }
 
 /// `read(2)` into `buffer`, resumed after a signal: the bytes read (0 at the end), or -1 with
@@ -59,14 +55,7 @@ func readRetrying(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) 
 /// Writes every byte of `bytes` at `offset` (`pwrite(2)`), resuming after short writes and
 /// signals. Returns false with `errno` set when the system refuses.
 func writeFully(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64) -> Bool {
-    var done = 0
-    while done < bytes.count {
-        let count = pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
-        if count < 0 {
-            if errno == EINTR { continue }
-            return false
-        }
-        done += count
-    }
-    return true
+    transferFully(bytes.count) { done in
+        pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
+    } == bytes.count
 }

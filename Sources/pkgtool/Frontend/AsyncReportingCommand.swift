@@ -1,7 +1,7 @@
 import ArgumentParser
 import PkgKit
 
-/// A command whose async work (downloads, uploads) makes one report, run the way
+/// A command whose async work (downloads) makes one report, run the way
 /// `CommandReporting` describes: the same printing, exit statuses and interruption as
 /// `ReportingCommand`. It implements `execute`; `run` is given.
 ///

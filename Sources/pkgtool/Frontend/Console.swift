@@ -22,11 +22,6 @@ enum Console {
         }
     }
 
-    /// Prints diagnostics that name their own file, or none (for commands not yet saying which).
-    static func print(_ diagnostics: [Diagnostic], quiet: Bool) {
-        print(diagnostics, file: nil, quiet: quiet)
-    }
-
     /// One diagnostic as a line that names the file it concerns (SPEC section 3):
     /// `severity[code] FILE: message` for the package (or input) as a whole, and for an entry
     /// `severity[code] ENTRY: message`, or `severity[code] FILE ENTRY: message` when `several`

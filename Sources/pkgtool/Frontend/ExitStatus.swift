@@ -124,3 +124,25 @@ extension SyncCommandReport: StatusReporting {
         }
     }
 }
+
+extension PublishReport: StatusReporting {
+    /// SPEC section 7: 0 published or unchanged, 1 refused, 2 could not be done.
+    var exitStatus: ExitStatus {
+        switch status {
+        case .published, .unchanged: return .success
+        case .refused: return .refused
+        case .failed: return .failed
+        }
+    }
+}
+
+extension KeygenReport: StatusReporting {
+    /// 0 when a key pair was made or kept.
+    var exitStatus: ExitStatus {
+        switch status {
+        case .created, .existing: return .success
+        case .refused: return .refused
+        case .failed: return .failed
+        }
+    }
+}

@@ -38,7 +38,7 @@ enum Interruption {
         }
     }
 
-    /// `run` for async work (sync, publish): the same flag, line and exit statuses.
+    /// `run` for async work (sync): the same flag, line and exit statuses.
     static func run<T>(_ command: String, leaves: String, grace: Double = defaultGrace,
                        _ body: (Cancellation) async throws -> T) async throws -> T {
         listen(line: line(command, leaves), grace: grace)
@@ -125,15 +125,4 @@ enum Interruption {
         announce()
         return status.exitCode
     }
-
-    // For the commands that handle the signal themselves until they move to `run` (sync): they
-    // start listening, pass `cancellation` on, and say their own line.
-
-    /// Starts listening, with a line of its own for work that does not stop in time.
-    static func install() {
-        listen(line: "pkgtool: interrupted", grace: defaultGrace)
-    }
-
-    /// The exit status for the signal that stopped the work.
-    static var exitCode: ExitCode { status.exitCode }
 }

@@ -3,7 +3,7 @@ import PkgKit
 
 extension Pkgtool {
     /// `pkgtool diff`: what an update changes, and whether it is a proper update.
-    struct Diff: ReportingCommand {
+    struct Diff: ReadOnlyCommand {
         static let configuration = CommandConfiguration(
             abstract: "Compare two versions of a package by content.",
             discussion: """
@@ -21,9 +21,6 @@ extension Pkgtool {
         @OptionGroup var outputOptions: OutputOptions
 
         var subject: String { old }
-        var leftWhenInterrupted: String { "nothing was changed" }
-        /// It only reads: there is nothing to clean up to wait for.
-        var interruptionGrace: Double { 1 }
 
         func execute(_ output: OutputOptions, _ cancellation: Cancellation) throws -> DiffReport {
             let context = RuleContext(purpose: .validate, limits: limit.limits)

@@ -3,7 +3,7 @@ import PkgKit
 
 extension Pkgtool {
     /// `pkgtool inspect`: what a package holds.
-    struct Inspect: ReportingCommand {
+    struct Inspect: ReadOnlyCommand {
         static let configuration = CommandConfiguration(
             abstract: "Show a package's product, version, format, compression and files.",
             discussion: """
@@ -20,9 +20,6 @@ extension Pkgtool {
         @OptionGroup var outputOptions: OutputOptions
 
         var subject: String { package }
-        var leftWhenInterrupted: String { "nothing was changed" }
-        /// It only reads: there is nothing to clean up to wait for.
-        var interruptionGrace: Double { 1 }
 
         func execute(_ output: OutputOptions, _ cancellation: Cancellation) throws -> InspectReport {
             try InspectReport.make(package, limits: limit.limits, withFiles: files)

@@ -1,9 +1,10 @@
 import ArgumentParser
+import Foundation
 import PkgKit
 
 extension Pkgtool {
     /// `pkgtool keygen`: an Ed25519 key pair for signing catalogs.
-    struct Keygen: ParsableCommand {
+    struct Keygen: ReportingCommand {
         static let configuration = CommandConfiguration(
             abstract: "Make an Ed25519 key pair for signing catalogs (publish --sign, sync --trust).",
             discussion: """
@@ -20,59 +21,60 @@ extension Pkgtool {
         @OptionGroup var outputOptions: OutputOptions
         @ParentCommand var root: Pkgtool
 
-        /// `--json` and `--quiet`, given before or after the command name.
-        var output: OutputOptions { outputOptions.merged(with: root.outputOptions) }
+        var subject: String { files.privateKeyPath }
+        var leftWhenInterrupted: String { "no key was overwritten" }
+
+        /// The key files `--out` names.
+        private var files: SigningKeyFiles { SigningKeyFiles(name: name) }
 
         func validate() throws {
             if name.isEmpty || name.hasSuffix("/") { throw ValidationError("--out needs a file name, like release-key") }
         }
 
-        /// `keygen --json`.
-        struct Report: Encodable {
-            var status: String
-            var privateKey: String
-            var publicKey: String
-            var publicKeyPEM: String?
-            var diagnostics: [Diagnostic]
-
-            func encode(to encoder: Encoder) throws {
-                var c = encoder.container(keyedBy: CodingKeys.self)
-                try c.encode(status, forKey: .status)
-                try c.encode(privateKey, forKey: .privateKey)
-                try c.encode(publicKey, forKey: .publicKey)
-                try c.encode(publicKeyPEM, forKey: .publicKeyPEM)
-                try c.encode(diagnostics, forKey: .diagnostics)
-            }
-
-            enum CodingKeys: String, CodingKey { case status, privateKey, publicKey, publicKeyPEM, diagnostics }
+        func execute(_ output: OutputOptions, _ cancellation: Cancellation) throws -> KeygenReport {
+            let (status, key) = try files.generate()
+            return KeygenReport(status: status == .created ? .created : .existing, privateKey: files.privateKeyPath,
+                                publicKey: files.publicKeyPath, publicKeyPEM: key.pemRepresentation, diagnostics: [])
         }
 
-        func run() throws {
-            let files = SigningKeyFiles(name: name)
-            var report = Report(status: "failed", privateKey: files.privateKeyPath, publicKey: files.publicKeyPath,
-                                publicKeyPEM: nil, diagnostics: [])
-            do {
-                let (status, key) = try files.generate()
-                report.status = status.rawValue
-                report.publicKeyPEM = key.pemRepresentation
-            } catch {
-                report.status = error.disposition.rawValue
-                report.diagnostics = [error.diagnostic]
-                if output.json { Console.json(report) } else { Console.print(report.diagnostics, quiet: false) }
-                // SPEC section 4: a refusal is 1, work that could not be done 2.
-                throw ExitCode(error.disposition == .refused ? 1 : 2)
+        func report(for failure: Diagnostic) -> KeygenReport {
+            KeygenReport(status: failure.code.disposition == .refused ? .refused : .failed, privateKey: files.privateKeyPath,
+                         publicKey: files.publicKeyPath, diagnostics: [failure])
+        }
+
+        func printText(_ report: KeygenReport, _ output: OutputOptions) {
+            guard !output.quiet else { return }
+            if report.status == .created {
+                Console.out("created \(report.privateKey) (private key, mode 0600: keep it secret, out of version control)")
+            } else {
+                Console.out("kept the existing \(report.privateKey) (keygen never overwrites a key)")
             }
-            if output.json {
-                Console.json(report)
-            } else if !output.quiet {
-                if report.status == SigningKeyFiles.Status.created.rawValue {
-                    Console.out("created \(files.privateKeyPath) (private key, mode 0600: keep it secret, out of version control)")
-                } else {
-                    Console.out("kept the existing \(files.privateKeyPath) (keygen never overwrites a key)")
-                }
-                Console.out("public key \(files.publicKeyPath) (ship it in the app; sync --trust \(files.publicKeyPath)):")
-                Console.out((report.publicKeyPEM ?? "").trimmingCharacters(in: .newlines))
-            }
+            Console.out("public key \(report.publicKey) (ship it in the app; sync --trust \(report.publicKey)):")
+            Console.out((report.publicKeyPEM ?? "").trimmingCharacters(in: .newlines))
         }
     }
+}
+
+/// `keygen --json`: the key files, what was done with them, and the public key.
+struct KeygenReport: Encodable {
+    /// What keygen did.
+    enum Status: String, Encodable {
+        /// A new key pair was written.
+        case created
+        /// The private key was there and is kept (its public key file written if missing).
+        case existing
+        /// The files there do not belong together: nothing was written.
+        case refused
+        /// The files could not be read or written.
+        case failed
+    }
+
+    var status: Status
+    /// `NAME.pem`.
+    var privateKey: String
+    /// `NAME.pub.pem`.
+    var publicKey: String
+    /// The public key's PEM, when there is a key pair.
+    @Nullable var publicKeyPEM: String? = nil
+    var diagnostics: [Diagnostic]
 }

@@ -4,7 +4,7 @@ import PkgKit
 
 extension Pkgtool {
     /// `pkgtool publish`: packages into a folder that any static web server can serve.
-    struct Publish: ParsableCommand {
+    struct Publish: ReportingCommand {
         static let configuration = CommandConfiguration(
             abstract: "Publish packages into a folder that any static web server, object store or CDN can serve.",
             discussion: """
@@ -15,7 +15,8 @@ extension Pkgtool {
             it is refused (version-not-bumped) and nothing changes. Files appear atomically; with --sign, \
             DIR/signatures/<sha256 of catalog.json>.sig (one line per key) is written before the catalog it \
             signs, and the newest 32 signature files are kept. The catalog is replaced last, after the \
-            packages it names. Upload everything but catalog.json first, then catalog.json. \
+            packages it names. Upload everything but catalog.json first, then catalog.json. SIGINT and \
+            SIGTERM stop publish before it replaces the catalog, with DIR as it was (exit 130 / 143). \
             Exit 0 published or unchanged, 1 refused, 2 could not be done.
             """)
 
@@ -28,77 +29,59 @@ extension Pkgtool {
         @Option(name: .customLong("sign"), help: ArgumentHelp("Sign catalog.json with this Ed25519 private key (PEM, as `pkgtool keygen` or openssl writes it). Repeat to sign with several keys while one is rotated out.", valueName: "KEY.pem"))
         var signingKeys: [String] = []
 
-        @Option(help: ArgumentHelp("Afterwards keep only the newest N versions of each product (N ≥ 1). Default: keep all.", valueName: "N"))
-        var keep: Int?
-
+        @OptionGroup var keep: KeepOptions
         @OptionGroup var outputOptions: OutputOptions
         @ParentCommand var root: Pkgtool
 
-        /// `--json` and `--quiet`, given before or after the command name.
-        var output: OutputOptions { outputOptions.merged(with: root.outputOptions) }
+        var subject: String { destination }
+        var leftWhenInterrupted: String { "nothing was published; \(destination) is as it was" }
 
         func validate() throws {
             if packages.isEmpty { throw ValidationError("give at least one package to publish") }
-            if let keep, keep < 1 { throw ValidationError("--keep must be at least 1") }
         }
 
-        func run() throws {
-            var keys: [CatalogSigningKey] = []
-            for path in signingKeys {
-                do {
-                    keys.append(try CatalogSigningKey(pem: String(contentsOfFile: path, encoding: .utf8)))
-                } catch let error as KeyError {
-                    try finish(PublishReport.failed(destination: destination, packages: packages, error.at(path).diagnostic))
-                } catch {
-                    try finish(PublishReport.failed(destination: destination, packages: packages,
-                                                    Diagnostic(.unreadableInput, path: path, "cannot be read")))
-                }
-            }
-            let report: PublishReport
+        /// A key or a folder that fails the publish before it ends is still a report: every
+        /// package listed, none published.
+        func execute(_ output: OutputOptions, _ cancellation: Cancellation) throws -> PublishReport {
             do {
-                report = try Publisher(destination: destination).publish(packages, options: PublishOptions(signingKeys: keys, keep: keep))
-            } catch let error as PublishError {
-                // Only a write failing midway is thrown: the folder could not be written.
-                try finish(PublishReport.failed(destination: destination, packages: packages, error.diagnostic))
-            }
-            try finish(report)
-        }
-
-        /// Prints the report and exits with its status.
-        private func finish(_ report: PublishReport) throws -> Never {
-            if output.json {
-                Console.json(report)
-            } else {
-                Console.print(report.diagnostics, quiet: output.quiet)
-                for package in report.packages {
-                    Console.print(package.diagnostics.map { Self.naming(package.path, in: $0) }, quiet: output.quiet)
-                    if !output.quiet { Console.out(line(for: package)) }
-                }
-                if !output.quiet {
-                    for removed in report.removed {
-                        Console.out("removed \(removed.productIdentifier) \(removed.contentVersion) (--keep)")
-                    }
-                    Console.out(summary(report))
-                }
-            }
-            throw ExitCode(Self.exitStatus(report.status))
-        }
-
-        /// SPEC section 4: 0 published or unchanged, 1 refused, 2 could not be done.
-        static func exitStatus(_ status: PublishStatus) -> Int32 {
-            switch status {
-            case .published, .unchanged: return 0
-            case .refused: return 1
-            case .failed: return 2
+                let keys = try signingKeys.map(Self.signingKey)
+                let options = PublishOptions(signingKeys: keys, keep: keep.count, cancellation: cancellation)
+                return try Publisher(destination: destination).publish(packages, options: options)
+            } catch let error as any DiagnosableError {
+                return report(for: error.diagnostic)
             }
         }
 
-        /// A package's diagnostic as its line names it: `FILE: message`, or `FILE ENTRY:
-        /// message` for an entry inside the package, since several packages are in play.
-        static func naming(_ package: String, in diagnostic: Diagnostic) -> Diagnostic {
-            var named = diagnostic
-            named.path = diagnostic.path.map { $0 == package ? package : package + " " + $0 } ?? package
-            return named
+        /// The private key in the PEM file at `path`.
+        private static func signingKey(at path: String) throws -> CatalogSigningKey {
+            let pem: String
+            do {
+                pem = try String(contentsOfFile: path, encoding: .utf8)
+            } catch {
+                throw CommandFailure(.unreadableInput, path: path, "cannot be read")
+            }
+            do {
+                return try CatalogSigningKey(pem: pem)
+            } catch {
+                throw error.at(path)
+            }
+        }
+
+        func report(for failure: Diagnostic) -> PublishReport {
+            PublishReport.failed(destination: destination, packages: packages, failure)
+        }
+
+        func printText(_ report: PublishReport, _ output: OutputOptions) {
+            Console.print(report.diagnostics, file: destination, quiet: output.quiet)
+            for package in report.packages {
+                Console.print(package.diagnostics, file: package.path, several: true, quiet: output.quiet)
+                if !output.quiet { Console.out(line(for: package)) }
+            }
+            guard !output.quiet else { return }
+            for removed in report.removed {
+                Console.out("removed \(removed.productIdentifier) \(removed.contentVersion) (--keep)")
+            }
+            Console.out(summary(report))
         }
 
         private func line(for package: PublishedPackage) -> String {

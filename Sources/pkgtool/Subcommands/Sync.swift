@@ -141,9 +141,9 @@ extension Pkgtool {
                 if !product.listed { return "unchanged \(id) \(current) (this catalog does not list it)" }
                 return "unchanged \(id) \(current)"
             case .refused:
-                return "refused \(id)\(product.contentVersion.map { " " + $0 } ?? ""): nothing installed"
+                return "refused \(Self.name(id, product.contentVersion)): nothing installed"
             case .failed:
-                return "failed \(id)\(product.contentVersion.map { " " + $0 } ?? ""): nothing installed; run sync again"
+                return "failed \(Self.name(id, product.contentVersion)): nothing installed; run sync again"
             }
         }
 
@@ -159,10 +159,15 @@ extension Pkgtool {
             case .unchanged, .installed:
                 return "unchanged \(id) \(product.previousVersion ?? version)"
             case .refused:
-                return "refused \(id)\(product.contentVersion.map { " " + $0 } ?? "")"
+                return "refused \(Self.name(id, product.contentVersion))"
             case .failed:
-                return "failed \(id)\(product.contentVersion.map { " " + $0 } ?? "")"
+                return "failed \(Self.name(id, product.contentVersion))"
             }
+        }
+
+        /// `com.x 1.1`, or `com.x` when the version is not known.
+        private static func name(_ id: String, _ version: String?) -> String {
+            id + (version.map { " " + $0 } ?? "")
         }
 
         /// Sizes as people read them: `512 B`, `41 kB`, `3.2 MB`, `1.50 GB`.

@@ -3,7 +3,7 @@ import PkgKit
 
 extension Pkgtool {
     /// `pkgtool validate`: every rule on packages or unpacked folders.
-    struct Validate: ReportingCommand {
+    struct Validate: ReadOnlyCommand {
         static let configuration = CommandConfiguration(
             abstract: "Check packages or unpacked folders against every rule.",
             discussion: """
@@ -40,9 +40,6 @@ extension Pkgtool {
         }
 
         var subject: String { previous ?? paths.first ?? "" }
-        var leftWhenInterrupted: String { "nothing was changed" }
-        /// It only reads: there is nothing to clean up to wait for.
-        var interruptionGrace: Double { 1 }
 
         func execute(_ output: OutputOptions, _ cancellation: Cancellation) throws -> ValidationReport {
             var context = RuleContext(purpose: .validate, limits: limit.limits, expectedProductIdentifier: productIdentifier)

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// Looks for executable code in the files `create` is about to pack, by their first bytes, on
 /// several threads at once.

@@ -1,16 +1,14 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// Makes the folder `path` and every missing folder above it (`createFolders`): every command
 /// creates the missing parents of an output path it was given (SPEC section 3), such as
 /// `publish --to a/b/c` or `keygen --out keys/dir/name`. Throws `PublishError` (`io-error`)
 /// naming the folder that cannot be made, or the file that stands where a folder must be.
-func makeOutputFolders(_ path: String) throws(PublishError) {
+/// Returns the folders it created, outermost first.
+@discardableResult
+func makeOutputFolders(_ path: String) throws(PublishError) -> [String] {
     do {
-        try createFolders(path)
+        return try createFolders(path)
     } catch {
         throw PublishError(path: error.path, error.reason)
     }

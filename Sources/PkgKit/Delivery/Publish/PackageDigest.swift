@@ -1,10 +1,5 @@
 import Crypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A package file's catalog digests: its size, the sha256 of all its bytes and, for a xar, the
 /// sha256 of its header and compressed TOC (`tocSHA256`), all from one streaming read.
@@ -14,9 +9,10 @@ struct PackageDigest: Sendable, Equatable {
     var tocSHA256: String?
 
     /// Reads `path` once. `xar` asks for `tocSHA256`: bytes `0 ..< header size + compressed TOC
-    /// length`, the lengths taken from the header.
-    static func compute(_ path: String, xar: Bool) throws -> PackageDigest {
-        try stream(path, xar: xar) { _ in }
+    /// length`, the lengths taken from the header. A set `cancellation` stops the read
+    /// (`OperationCancelled`).
+    static func compute(_ path: String, xar: Bool, cancellation: Cancellation? = nil) throws -> PackageDigest {
+        try stream(path, xar: xar) { _ in try cancellation?.check() }
     }
 
     /// Reads `path` once, handing every block to `sink` as it goes (to copy while hashing).

@@ -32,48 +32,25 @@ public struct PublishedPackage: Sendable, Encodable {
     /// What happened to it.
     public var status: PublishedPackageStatus
     /// Its IAPProductIdentifier, when readable.
-    public var productIdentifier: String?
+    @Nullable public var productIdentifier: String? = nil
     /// Its ContentVersion, when readable.
-    public var contentVersion: String?
+    @Nullable public var contentVersion: String? = nil
     /// Its catalog `url` (relative to the catalog), when it is (or would be) published.
-    public var url: String?
+    @Nullable public var url: String? = nil
     /// Where it is in the published folder: `DIR/<id>/<version>.pkg`.
-    public var publishedPath: String?
+    @Nullable public var publishedPath: String? = nil
     /// The package's size in bytes.
-    public var size: Int64?
+    @Nullable public var size: Int64? = nil
     /// sha256 of the package.
-    public var sha256: String?
+    @Nullable public var sha256: String? = nil
     /// sha256 of a xar package's header and TOC; nil for other containers.
-    public var tocSHA256: String?
+    @Nullable public var tocSHA256: String? = nil
     /// Regular files under `Contents/`.
-    public var fileCount: Int?
+    @Nullable public var fileCount: Int? = nil
     /// Sum of their sizes.
-    public var payloadBytes: Int64?
+    @Nullable public var payloadBytes: Int64? = nil
     /// Findings about this package (rule diagnostics, refusals).
     public var diagnostics: [Diagnostic]
-
-    enum CodingKeys: String, CodingKey {
-        case path, status, productIdentifier, contentVersion, url, publishedPath, size, sha256, tocSHA256, fileCount,
-             payloadBytes, diagnostics
-    }
-
-    /// Encodes every key, absent values as `null`.
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        // Absent values are `null`, never a missing key (SPEC section 5).
-        try c.encode(path, forKey: .path)
-        try c.encode(status, forKey: .status)
-        try c.encode(productIdentifier, forKey: .productIdentifier)
-        try c.encode(contentVersion, forKey: .contentVersion)
-        try c.encode(url, forKey: .url)
-        try c.encode(publishedPath, forKey: .publishedPath)
-        try c.encode(size, forKey: .size)
-        try c.encode(sha256, forKey: .sha256)
-        try c.encode(tocSHA256, forKey: .tocSHA256)
-        try c.encode(fileCount, forKey: .fileCount)
-        try c.encode(payloadBytes, forKey: .payloadBytes)
-        try c.encode(diagnostics, forKey: .diagnostics)
-    }
 }
 
 /// A version `--keep` removed: its catalog entry, and its file when it was in the folder.
@@ -83,17 +60,7 @@ public struct RemovedVersion: Sendable, Encodable, Equatable {
     /// The version removed.
     public var contentVersion: String
     /// The file deleted, or nil when the entry pointed elsewhere (an absolute URL).
-    public var path: String?
-
-    /// Encodes every key, absent values as `null`.
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(productIdentifier, forKey: .productIdentifier)
-        try c.encode(contentVersion, forKey: .contentVersion)
-        try c.encode(path, forKey: .path)
-    }
-
-    enum CodingKeys: String, CodingKey { case productIdentifier, contentVersion, path }
+    @Nullable public var path: String?
 }
 
 /// `pkgtool publish --json`: `{"status", "destination", "catalog", "signature", "packages",
@@ -108,27 +75,13 @@ public struct PublishReport: Sendable, Encodable {
     /// The signature file of the folder's catalog after the run, `DIR/signatures/<sha256>.sig`
     /// (or, in a folder last signed by an older pkgtool, `DIR/catalog.json.sig`); nil when the
     /// catalog is not signed.
-    public var signature: String?
+    @Nullable public var signature: String?
     /// Every package given, in order.
     public var packages: [PublishedPackage]
     /// Versions removed by `--keep`.
     public var removed: [RemovedVersion]
     /// Findings about the folder itself (its catalog, its signature) or the key.
     public var diagnostics: [Diagnostic]
-
-    /// Encodes every key, absent values as `null`.
-    public func encode(to encoder: Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(status, forKey: .status)
-        try c.encode(destination, forKey: .destination)
-        try c.encode(catalog, forKey: .catalog)
-        try c.encode(signature, forKey: .signature)
-        try c.encode(packages, forKey: .packages)
-        try c.encode(removed, forKey: .removed)
-        try c.encode(diagnostics, forKey: .diagnostics)
-    }
-
-    enum CodingKeys: String, CodingKey { case status, destination, catalog, signature, packages, removed, diagnostics }
 }
 
 extension PublishReport {

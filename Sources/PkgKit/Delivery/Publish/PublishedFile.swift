@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Reading and replacing the small files of a published folder (the catalog, signature files,
 /// their record), each failure an `io-error` naming the file.

@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The options of one publish (the flags of `pkgtool publish`).
 public struct PublishOptions: Sendable {
@@ -14,14 +9,20 @@ public struct PublishOptions: Sendable {
     public var keep: Int?
     /// The size limits the packages are validated with.
     public var limits: PackageLimits
+    /// Set to stop: honoured until the catalog is about to be replaced, with the folder left as
+    /// it was (the packages copied so far removed) and `OperationCancelled` thrown; from then on
+    /// the publish finishes, so that the catalog and its signature always go together.
+    public var cancellation: Cancellation?
 
     /// Options; by default unsigned, keeping every version, with the default 2 GiB limit. A key
     /// given twice signs once.
-    public init(signingKeys: [CatalogSigningKey] = [], keep: Int? = nil, limits: PackageLimits = PackageLimits()) {
+    public init(signingKeys: [CatalogSigningKey] = [], keep: Int? = nil, limits: PackageLimits = PackageLimits(),
+                cancellation: Cancellation? = nil) {
         precondition(keep.map { $0 >= 1 } ?? true, "keep must be at least 1")
         self.signingKeys = signingKeys.reduce(into: []) { keys, key in if !keys.contains(key) { keys.append(key) } }
         self.keep = keep
         self.limits = limits
+        self.cancellation = cancellation
     }
 }
 
@@ -55,11 +56,11 @@ public struct Publisher: Sendable {
 
     /// Publishes `packages`. Refusals and unreadable inputs come back in the report (status
     /// `refused` or `failed`, with the folder unchanged); throws `PublishError` (`io-error`) only
-    /// when a write fails midway.
+    /// when a write fails midway, and `OperationCancelled` when `options.cancellation` stopped it.
     public func publish(_ packages: [String], options: PublishOptions = PublishOptions()) throws -> PublishReport {
         var report = PublishReport(status: .unchanged, destination: destination, catalog: catalogPath, signature: nil,
                                    packages: [], removed: [], diagnostics: [])
-        let candidates = examine(packages, options: options, into: &report)
+        let candidates = try examine(packages, options: options, into: &report)
         if report.packages.contains(where: { $0.status == .failed || $0.status == .refused }) {
             return finished(report, status: report.packages.contains { $0.status == .failed } ? .failed : .refused)
         }
@@ -92,9 +93,18 @@ public struct Publisher: Sendable {
         }
         var wrote = false
         for index in plan.unchanged { report.packages[index].status = .unchanged }
-        for candidate in plan.copies {
-            wrote = try copy(candidate) || wrote
-            report.packages[candidate.index].status = .published
+        // What this run adds to the folder before its catalog names it: taken away again when
+        // the run is stopped, since no catalog will name it.
+        var made: [String] = []
+        do {
+            for candidate in plan.copies {
+                wrote = try copy(candidate, cancellation: options.cancellation, made: &made) || wrote
+                report.packages[candidate.index].status = .published
+            }
+            try options.cancellation?.check()
+        } catch let stopped as OperationCancelled {
+            remove(made)
+            throw stopped
         }
         let bytes = plan.catalog.encoded()
         // Signatures before the catalog they sign: a server never serves a catalog without its
@@ -126,14 +136,14 @@ public struct Publisher: Sendable {
     // MARK: - Steps
 
     /// Runs every rule on every package and computes the catalog entries of the valid ones.
-    private func examine(_ packages: [String], options: PublishOptions, into report: inout PublishReport) -> [PublishCandidate] {
+    private func examine(_ packages: [String], options: PublishOptions, into report: inout PublishReport) throws -> [PublishCandidate] {
         let context = RuleContext(purpose: .validate, limits: options.limits)
         var candidates: [PublishCandidate] = []
         for (index, path) in packages.enumerated() {
             var item = PublishedPackage(path: path, status: .skipped, diagnostics: [])
             defer { report.packages.append(item) }
             do {
-                let check = try PackageCheck.run(path, context: context, digests: false)
+                let check = try PackageCheck.run(path, context: context, digests: false, cancellation: options.cancellation)
                 let info = check.facts.parsedContentInfo
                 item.productIdentifier = info?.productIdentifier
                 item.contentVersion = info?.contentVersion
@@ -150,7 +160,7 @@ public struct Publisher: Sendable {
                     item.status = .refused
                     continue
                 }
-                let digest = try PackageDigest.compute(path, xar: check.facts.format == .xar)
+                let digest = try PackageDigest.compute(path, xar: check.facts.format == .xar, cancellation: options.cancellation)
                 let url = content.productIdentifier + "/" + content.contentVersion + ".pkg"
                 let entry = CatalogVersion(contentVersion: version, url: url, size: digest.size, sha256: digest.sha256,
                                            tocSHA256: digest.tocSHA256, fileCount: check.facts.fileCount,
@@ -161,6 +171,8 @@ public struct Publisher: Sendable {
                 item.sha256 = digest.sha256
                 item.tocSHA256 = digest.tocSHA256
                 candidates.append(PublishCandidate(index: index, source: path, productIdentifier: content.productIdentifier, entry: entry))
+            } catch let stopped as OperationCancelled {
+                throw stopped
             } catch let error as ReadError {
                 item.status = error.code == .unreadableInput ? .failed : .refused
                 item.diagnostics.append(error.diagnostic)
@@ -192,10 +204,11 @@ public struct Publisher: Sendable {
 
     /// Copies a package to `DIR/<id>/<version>.pkg`, checking the bytes copied against the
     /// validated ones. A file already there with the same bytes (left by a publish that was
-    /// interrupted before its catalog) is kept; one with other bytes was never in a catalog
-    /// and is replaced. Returns whether anything was written.
-    private func copy(_ candidate: PublishCandidate) throws -> Bool {
-        try makeOutputFolders(destination + "/" + candidate.productIdentifier)
+    /// killed before its catalog) is kept; one with other bytes was never in a catalog and is
+    /// replaced. Returns whether anything was written; adds the folders and file it created to
+    /// `made`. A set `cancellation` stops the copy, which then leaves nothing.
+    private func copy(_ candidate: PublishCandidate, cancellation: Cancellation?, made: inout [String]) throws -> Bool {
+        made += try makeOutputFolders(destination + "/" + candidate.productIdentifier)
         let target = destination + "/" + candidate.entry.url
         if FileManager.default.fileExists(atPath: target),
            let there = try? PackageDigest.compute(target, xar: false), there.sha256 == candidate.entry.sha256 {
@@ -204,7 +217,10 @@ public struct Publisher: Sendable {
         let file: AtomicFile
         do {
             file = try AtomicFile(destination: target)
-            let copied = try PackageDigest.stream(candidate.source, xar: false) { try file.output.write($0) }
+            let copied = try PackageDigest.stream(candidate.source, xar: false) { block in
+                try cancellation?.check()
+                try file.output.write(block)
+            }
             guard copied.sha256 == candidate.entry.sha256 else {
                 file.discard()
                 throw PublishError(path: candidate.source, "changed while it was being published: publish again", code: .unreadableInput)
@@ -213,7 +229,16 @@ public struct Publisher: Sendable {
         } catch let error as WriteError {
             throw PublishError(path: target, PublishedFile.describe(error))
         }
+        made.append(target)
         return true
+    }
+
+    /// Removes what `copy` made, newest first: files, then the folders that held them. Nothing
+    /// names them yet, so a web server reading the folder never misses them.
+    private func remove(_ made: [String]) {
+        for path in made.reversed() where unlink(path) != 0 {
+            rmdir(path)
+        }
     }
 
     /// Deletes the file of an entry `--keep` dropped, when it is this folder's own

@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `DIR/signatures/`: the signature file of every recent catalog, named by its digest, and the
 /// record of the order publish wrote them in (`SignatureHistory`).

@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// The key pair files `pkgtool keygen --out NAME` manages: `NAME.pem` (the private key, mode
 /// 0600) and `NAME.pub.pem` (the public key an app ships).

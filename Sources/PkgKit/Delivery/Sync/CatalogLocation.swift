@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Where a catalog is, from what a user typed (`sync SOURCE`).
 public enum CatalogLocation {

@@ -1,10 +1,5 @@
 import Crypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A local copy of a package that holds only some of its byte ranges (the rest reads as zeros):
 /// where a delta update puts the header, the TOC and the heap ranges it fetches. Written from the

@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One product as `sync --check` reports it: what a sync would do (SPEC section 7).
 public struct ProductCheck: Sendable, Encodable, Equatable {
@@ -12,16 +7,16 @@ public struct ProductCheck: Sendable, Encodable, Equatable {
     /// `unchanged`, `update`, `refused` or `failed`.
     public var status: SyncStatus
     /// The version installed now, if any.
-    public var previousVersion: String?
+    @Nullable public var previousVersion: String? = nil
     /// The catalog's latest version.
-    public var contentVersion: String?
+    @Nullable public var contentVersion: String? = nil
     /// True when a sync would fetch a delta.
     public var delta: Bool
     /// What a sync would download: header, TOC and the changed files' stored bytes for a delta,
     /// else the package size; 0 when nothing would be.
     public var bytesToDownload: Int64
     /// Why a sync would download the package whole although a version is installed.
-    public var fullDownloadReason: SyncPlan.FullDownloadReason?
+    @Nullable public var fullDownloadReason: SyncPlan.FullDownloadReason? = nil
     /// Why it was refused or failed, or warnings.
     public var diagnostics: [Diagnostic]
 
@@ -32,23 +27,6 @@ public struct ProductCheck: Sendable, Encodable, Equatable {
         delta = false
         bytesToDownload = 0
         self.diagnostics = diagnostics
-    }
-
-    enum CodingKeys: String, CodingKey {
-        case productIdentifier, status, previousVersion, contentVersion, delta, bytesToDownload, fullDownloadReason, diagnostics
-    }
-
-    /// Absent values are `null`, never a missing key.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(productIdentifier, forKey: .productIdentifier)
-        try c.encode(status, forKey: .status)
-        try c.encode(previousVersion, forKey: .previousVersion)
-        try c.encode(contentVersion, forKey: .contentVersion)
-        try c.encode(delta, forKey: .delta)
-        try c.encode(bytesToDownload, forKey: .bytesToDownload)
-        try c.encode(fullDownloadReason, forKey: .fullDownloadReason)
-        try c.encode(diagnostics, forKey: .diagnostics)
     }
 }
 

@@ -21,22 +21,22 @@ public struct ProductSyncResult: Sendable, Encodable, Equatable {
     /// What became of it.
     public var status: SyncStatus
     /// The version installed before the sync, if any.
-    public var previousVersion: String?
+    @Nullable public var previousVersion: String? = nil
     /// The catalog's latest version (the one installed, when `installed`).
-    public var contentVersion: String?
+    @Nullable public var contentVersion: String? = nil
     /// True when the package was assembled from a partial download and installed files.
     public var delta: Bool
     /// Bytes of package data received for this product.
     public var bytesDownloaded: Int64
     /// On the delta path, how many files under `Contents/` were downloaded (the rest were reused).
-    public var filesDownloaded: Int?
+    @Nullable public var filesDownloaded: Int? = nil
     /// Why the package was downloaded whole although a version was installed (`--no-delta`,
     /// `server ignores Range`, …); nil for a delta, or when nothing was installed before.
-    public var fullDownloadReason: SyncPlan.FullDownloadReason?
+    @Nullable public var fullDownloadReason: SyncPlan.FullDownloadReason? = nil
     /// Bytes an earlier run had downloaded and this one continued from; nil when it started afresh.
-    public var resumedFrom: Int64?
+    @Nullable public var resumedFrom: Int64? = nil
     /// Where the current version is installed (`DIR/<id>/<version>`), when installed or unchanged.
-    public var installedPath: String?
+    @Nullable public var installedPath: String? = nil
     /// Version folders removed by `--keep`.
     public var removedVersions: [String]
     /// False for a product installed from elsewhere that this catalog does not list (an update
@@ -60,29 +60,6 @@ public struct ProductSyncResult: Sendable, Encodable, Equatable {
         listed = true
         self.diagnostics = diagnostics
     }
-
-    enum CodingKeys: String, CodingKey {
-        case productIdentifier, status, previousVersion, contentVersion, delta, bytesDownloaded, filesDownloaded, fullDownloadReason,
-             resumedFrom, installedPath, removedVersions, listed, diagnostics
-    }
-
-    /// Absent values are `null`, never a missing key.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(productIdentifier, forKey: .productIdentifier)
-        try c.encode(status, forKey: .status)
-        try c.encode(previousVersion, forKey: .previousVersion)
-        try c.encode(contentVersion, forKey: .contentVersion)
-        try c.encode(delta, forKey: .delta)
-        try c.encode(bytesDownloaded, forKey: .bytesDownloaded)
-        try c.encode(filesDownloaded, forKey: .filesDownloaded)
-        try c.encode(fullDownloadReason, forKey: .fullDownloadReason)
-        try c.encode(resumedFrom, forKey: .resumedFrom)
-        try c.encode(installedPath, forKey: .installedPath)
-        try c.encode(removedVersions, forKey: .removedVersions)
-        try c.encode(listed, forKey: .listed)
-        try c.encode(diagnostics, forKey: .diagnostics)
-    }
 }
 
 /// A whole sync's outcome (`pkgtool sync --json`).
@@ -94,7 +71,7 @@ public struct SyncReport: Sendable, Encodable, Equatable {
     public var bytesDownloaded: Int64
     /// What is known of the catalog's signature: `verified` with trusted keys; without them,
     /// `unchecked` when the catalog is signed, `absent` when it is not. nil when no catalog came.
-    public var signature: CatalogSignatureStatus?
+    @Nullable public var signature: CatalogSignatureStatus? = nil
     /// Findings about the catalog itself (unreachable, invalid, badly signed); each affected
     /// product carries them too.
     public var diagnostics: [Diagnostic]
@@ -118,17 +95,6 @@ public struct SyncReport: Sendable, Encodable, Equatable {
         if statuses.contains(.refused) || catalogErrors.contains(where: { refusedCodes.contains($0.code) }) { return .refused }
         if statuses.contains(.failed) || !catalogErrors.isEmpty { return .failed }
         return statuses.contains(.update) ? .updatesAvailable : .success
-    }
-
-    enum CodingKeys: String, CodingKey { case products, bytesDownloaded, signature, diagnostics }
-
-    /// Absent values are `null`, never a missing key.
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(products, forKey: .products)
-        try c.encode(bytesDownloaded, forKey: .bytesDownloaded)
-        try c.encode(signature, forKey: .signature)
-        try c.encode(diagnostics, forKey: .diagnostics)
     }
 }
 

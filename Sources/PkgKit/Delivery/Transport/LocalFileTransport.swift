@@ -1,9 +1,4 @@
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// `HTTPTransport` for `file://` URLs: a published folder on a local disk or a mounted share
 /// answers like a web server that honours Range (200, 206, 404, 416), so that downloading,

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// Who a file is on disk, to check that a file hashed earlier is still the same one: its device
 /// and inode, mode, size, and modification and change times in nanoseconds (a write always moves

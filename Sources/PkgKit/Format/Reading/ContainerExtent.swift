@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// Whether a container's bytes are all there, judged from its own structure without reading
 /// the data: the check behind `inspect`'s "the container is whole" and a zip's central directory.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// Reads an unpacked package (ContentInfo.plist + Contents/) or any list of `SourceItem`s,
 /// opening each file only while its data is read and never following a link.

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// Lists a folder depth-first, each folder before its contents, siblings sorted bytewise,
 /// never following a symbolic link. Names are kept as raw bytes so that a name that is not

@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// A package file on disk, read with `pread`: its size is the file's when it was opened.
 public final class PackageFile: PackageBytes {

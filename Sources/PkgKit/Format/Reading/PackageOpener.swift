@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// Opens any package pkgtool reads, choosing the reader from the content, not the name.
 public enum PackageOpener {

@@ -1,9 +1,5 @@
 internal import CXML2
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// What an element of a xar TOC is to the parser, judged by its name and the element it sits in.
 enum XarTOCElement {

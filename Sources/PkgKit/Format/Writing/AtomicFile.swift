@@ -1,11 +1,7 @@
 #if os(Linux)
 internal import CSyscalls
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// A file that appears at its final path whole or not at all.
 ///

@@ -1,10 +1,5 @@
 import Crypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Computes the sha256 of a file while it is being written, on its own thread: the writer says
 /// how far it has written, the hasher reads that much back (from the page cache) and hashes it.

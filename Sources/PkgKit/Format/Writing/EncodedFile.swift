@@ -1,10 +1,5 @@
 import Crypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// One file's data after encoding: its sizes, digests and where the stored bytes wait.
 struct EncodedFile {

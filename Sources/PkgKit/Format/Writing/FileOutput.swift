@@ -1,11 +1,7 @@
 #if os(Linux)
 internal import CSyscalls
 #endif
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// An open file written front to back, optionally hashing what passes through.
 // Unchecked: a scratch file is written by the one worker that encodes it, then handed whole to

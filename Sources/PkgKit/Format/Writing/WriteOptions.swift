@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// The container `create` writes.
 public enum OutputFormat: String, Sendable, CaseIterable, Codable {

@@ -1,10 +1,5 @@
 import Crypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// Writes a xar archive of our own making, byte-for-byte reproducible: ids 1..N in depth-first
 /// order, heap data in the same order, fixed modes, owners and times, sha1 everywhere
