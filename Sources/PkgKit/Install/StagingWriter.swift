@@ -1,8 +1,4 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 /// Writes the tree below `Contents/` into a staging folder as the scanner reads the package, so
 /// that verifying and writing take one pass over the data.

@@ -1,10 +1,5 @@
 import Crypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
 /// A package's `.part`: the download writes it front to back, and the installer reads it at the
 /// same time, as the `PackageBytes` of a package still arriving. A read waits until the bytes it

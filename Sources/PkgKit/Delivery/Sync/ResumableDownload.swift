@@ -1,13 +1,9 @@
 import Crypto
 import Foundation
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
 
-/// Downloads one package to a `.part` file, resuming what an earlier run or attempt left there,
-/// and checks its size and sha256 at the end.
+/// Downloads one package to its `.part` (`PartFile`), resuming what an earlier run or attempt left
+/// there; `run(using:)` then checks its size and sha256 (the sync's streamed install checks them
+/// itself, through the `PartFile` it reads as the bytes arrive).
 ///
 /// - A `.part` of N bytes (N below the expected size) is continued with `Range: bytes=N-`; a
 ///   206 whose `Content-Range` starts at N and ends at the expected size appends, a 200 starts
@@ -15,16 +11,11 @@ import Darwin
 /// - Transient failures (connection reset, timeout, 5xx) are retried with the `RetryPolicy`'s
 ///   backoff, resuming each time; 4xx fail at once.
 /// - Nothing is ever written past the expected size: a longer body is cut off and refused.
-/// - At the end, the size and the sha256 (of the resumed prefix too, read back with the rest) must
-///   match; a wrong sha256 deletes the `.part` (`checksum-mismatch`).
 ///
-/// The `.part` is locked (`flock`) while a download runs, so two downloads of it never mix.
-/// Its folder must exist. The file is left in place after success for the caller to use.
-///
-/// The `.part` is never flushed to disk (`fsync`): every run checks its sha256 whole, so a
-/// `.part` that a crash left with lost or stale blocks is refused and deleted (the next run
-/// downloads it again), never installed; what is installed from it, the installer flushes.
-/// Flushing it made a full sync write the whole package to disk before its install could start.
+/// The `.part` is locked (`flock`) while a download runs, so two downloads of it never mix, and
+/// is never flushed to disk: every use checks its sha256 whole, so a `.part` that a crash left
+/// with lost or stale blocks is refused (and deleted), never installed, and flushing it would
+/// make a sync write the whole package to disk before its install could finish.
 public struct ResumableDownload: Sendable {
     /// What to download.
     public var url: URL

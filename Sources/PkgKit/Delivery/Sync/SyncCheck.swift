@@ -38,7 +38,7 @@ public struct SyncCheckReport: Sendable, Encodable, Equatable {
     /// package a delta would update.
     public var bytesDownloaded: Int64
     /// What is known of the catalog's signature (see `SyncReport.signature`).
-    public var signature: CatalogSignatureStatus?
+    @Nullable public var signature: CatalogSignatureStatus? = nil
     /// Findings about the catalog itself.
     public var diagnostics: [Diagnostic]
 
