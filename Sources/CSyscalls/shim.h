@@ -45,5 +45,11 @@ static inline int CSyscalls_startWriteback(int fd, long long offset, long long n
 
 /* O_TMPFILE is a macro over two flags. */
 static const int CSyscalls_O_TMPFILE = O_TMPFILE;
+
+/* Drops the pages of bytes offset ..< offset + nbytes of fd from the page cache once they are
+   written out (dirty pages are left). Returns 0 or an errno value. */
+static inline int CSyscalls_dropCachedRange(int fd, long long offset, long long nbytes) {
+    return posix_fadvise(fd, (off_t)offset, (off_t)nbytes, POSIX_FADV_DONTNEED);
+}
 #endif
 #endif

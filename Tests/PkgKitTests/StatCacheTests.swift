@@ -92,14 +92,39 @@ import TestSupport
         var times = [before.st_atim, before.st_mtim]
         try #require(utimensat(AT_FDCWD, path, &times, 0) == 0)
 
-        try #require(try Publisher(destination: scratch.path("pub")).publish([v11.pkg]).status == .published)
-        let base = URL(string: "http://cdn.test/pub/")!
-        let transport = ScriptedTransport(serving: scratch.path("pub"), base: base)
-        let client = SyncClient(catalogURL: base.appendingPathComponent("catalog.json"), documents: scratch.documents, transport: transport)
-        let result = try #require(try await client.sync(SyncClient.Options(products: [Self.id], retryPolicy: instantRetries,
-                                                                            transferPolicy: TransferPolicy(clock: transport.clock))).products.first)
+        let result = try await sync(v11.pkg)
         #expect(result.status == .installed && result.delta)
         #expect(result.filesDownloaded == 2, "added.bin and the edited file; kept.bin reused")
         #expect(differences(scratch.documents + "/\(Self.id)/1.1", expected: snapshot(v11.contents)).isEmpty)
+    }
+
+    @Test func aDeltaRecordsItsFilesAsTheyAreOnceTheOldVersionIsGone() async throws {
+        // kept.bin is linked from 1.0, whose removal (`--keep 1`) then changes it (its link
+        // count, so its change time): an entry written before that removal would never match again.
+        let v11 = try scratch.package("v11", id: Self.id, version: "1.1",
+                                      files: ["kept.bin": pseudoRandomData(200_000, seed: 1), "added.bin": pseudoRandomData(150_000, seed: 2)])
+        // Written as if a second later, so that no entry is left out as too recent.
+        let result = try await sync(v11.pkg, keep: 1, statCacheTime: { Int64(Date().timeIntervalSince1970 * 1e9) + 1_000_000_000 })
+        #expect(result.status == .installed && result.delta && result.filesDownloaded == 1)
+        let product = try folder
+        #expect(try product.versionFolders() == ["1.1"])
+        let cache = try #require(StatCache.read(product, version: "1.1"))
+        let onDisk = try InstalledTree.identities(product, version: "1.1")
+        #expect(Set(cache.entries.keys) == ["kept.bin", "added.bin"])
+        for (path, entry) in cache.entries {
+            #expect(entry.identity == onDisk[path], "\(path): the cache describes the file as it is")
+        }
+    }
+
+    /// Publishes `package` and syncs the product to it through the in-memory transport.
+    func sync(_ package: String, keep: Int? = nil, statCacheTime: (@Sendable () -> Int64)? = nil) async throws -> ProductSyncResult {
+        try #require(try Publisher(destination: scratch.path("pub")).publish([package]).status == .published)
+        let base = URL(string: "http://cdn.test/pub/")!
+        let transport = ScriptedTransport(serving: scratch.path("pub"), base: base)
+        let client = SyncClient(catalogURL: base.appendingPathComponent("catalog.json"), documents: scratch.documents, transport: transport)
+        var options = SyncClient.Options(products: [Self.id], keep: keep, retryPolicy: instantRetries,
+                                         transferPolicy: TransferPolicy(clock: transport.clock))
+        options.statCacheTime = statCacheTime
+        return try #require(try await client.sync(options).products.first)
     }
 }

@@ -36,6 +36,9 @@ public struct InstallOptions: Sendable {
     var beforeCommit: (@Sendable () throws -> Void)?
     /// Where the expected identifier and version come from (a sync's catalog, or flags).
     var expectationsFrom: RuleContext.ExpectationSource = .flags
+    /// The time (nanoseconds since 1970) the stat cache is written at; the clock's when nil. A
+    /// test sets a later one to see every entry in, none left out as too recent.
+    var statCacheTime: (@Sendable () -> Int64)?
 
     /// Options with every flag off, unless given.
     public init(expectedProductIdentifier: String? = nil, expectedContentVersion: String? = nil,

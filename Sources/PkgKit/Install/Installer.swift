@@ -190,10 +190,14 @@ public struct Installer: Sendable {
         }
         try product.writeRecord(record)
         if let existing, existing != info.contentVersion { try product.retire(existing) }
-        StatCache.write(product, version: info.contentVersion, files: Self.cachedFiles(written.facts))
         report.status = .installed
         report.installedPath = product.path(info.contentVersion)
-        return try finish(report, product: product, options: options)
+        report = try finish(report, product: product, options: options)
+        // Last: removing a version that shared files with this one changed those files (their
+        // link count, so their change time), and the cache must describe them as they are now.
+        StatCache.write(product, version: info.contentVersion, files: Self.cachedFiles(written.facts), identities: background?.identities,
+                        now: options.statCacheTime?())
+        return report
     }
 
     /// Gives an installed, not current, version folder the package's spelling of its version, so

@@ -8,10 +8,20 @@ import Foundation
 ///
 /// A hard link makes the two version folders share the file: version folders are read-only
 /// snapshots (the README says so), and an app that edits installed content breaks that.
-struct ReusedFileLinker {
+final class ReusedFileLinker {
     /// The product folder.
-    var product: Int32
-    var productPath: String
+    let product: Int32
+    let productPath: String
+    /// The installed folder the last file came from, kept open for the next: files come folder
+    /// by folder, and opening every folder of the path again for each file cost more than the link.
+    private var source: (key: String, descriptor: Int32)?
+
+    init(product: Int32, productPath: String) {
+        self.product = product
+        self.productPath = productPath
+    }
+
+    deinit { closeSource() }
 
     /// Creates `name` in the folder `parent` with the reused file's bytes.
     func place(_ reused: ReusedFile, in parent: Int32, name: String, shownAs target: String) throws {
@@ -20,16 +30,7 @@ struct ReusedFileLinker {
         guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else {
             throw InstallError.packageChanged("\(sourcePath): not a path inside the installed version")
         }
-        // Each folder is opened without following links: the installed tree may have been edited.
-        var folder = openat(product, reused.version, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard folder >= 0 else { throw changed(sourcePath) }
-        defer { close(folder) }
-        for component in parts.dropLast() {
-            let next = openat(folder, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-            guard next >= 0 else { throw changed(sourcePath) }
-            close(folder)
-            folder = next
-        }
+        let folder = try sourceFolder(version: reused.version, parts.dropLast(), sourcePath: sourcePath)
         let last = parts.last!
         var info = stat()
         guard fstatat(folder, last, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG,
@@ -44,6 +45,29 @@ struct ReusedFileLinker {
             throw InstallError.io(path: target, errnoText())
         }
         try copy(from: folder, last, sourcePath: sourcePath, to: parent, name, target: target, expected: reused)
+    }
+
+    /// The installed folder `version/parts…`, each component opened without following links (the
+    /// installed tree may have been edited); the one of the last call when it is the same.
+    private func sourceFolder(version: String, _ parts: ArraySlice<String>, sourcePath: String) throws -> Int32 {
+        let key = ([version] + parts).joined(separator: "/")
+        if let source, source.key == key { return source.descriptor }
+        closeSource()
+        var folder = openat(product, version, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard folder >= 0 else { throw changed(sourcePath) }
+        for component in parts {
+            let next = openat(folder, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+            close(folder)
+            guard next >= 0 else { throw changed(sourcePath) }
+            folder = next
+        }
+        source = (key, folder)
+        return folder
+    }
+
+    private func closeSource() {
+        if let source { close(source.descriptor) }
+        source = nil
     }
 
     /// The fallback: a copy, hashed on the way and compared with the sha1 the plan relied on.

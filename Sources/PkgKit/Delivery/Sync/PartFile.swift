@@ -1,5 +1,8 @@
 import Crypto
 import Foundation
+#if os(Linux)
+internal import CSyscalls
+#endif
 
 /// A package's `.part`: the download writes it front to back, and the installer reads it at the
 /// same time, as the `PackageBytes` of a package still arriving. A read waits until the bytes it
@@ -11,6 +14,11 @@ import Foundation
 /// The file is locked (`flock`) while open, so two downloads of it never mix, and it is never
 /// flushed to disk: every use checks its sha256 whole, so a `.part` that a crash left with lost
 /// or stale blocks is refused (and deleted), never installed.
+///
+/// What the installer has read it will not read again: that part of the file is written out and
+/// its pages handed back to the system (`release(_:of:)`), so that the version being staged
+/// writes into pages the system already has instead of taking new ones for every byte, and a
+/// large download never fills the page cache twice over.
 final class PartFile: PackageBytes, @unchecked Sendable {
     // @unchecked: every mutable field is guarded by `condition`; the descriptor is only written
     // under it, and read with `pread` (safe from any thread).
@@ -30,6 +38,14 @@ final class PartFile: PackageBytes, @unchecked Sendable {
     private var tocEnd: Int64?
     private var failure: (any Error)?
     private var verified = false
+    /// The furthest byte any read reached, and how far pages were given back.
+    private var readFrontier: Int64 = 0
+    private var released: Int64 = 0
+
+    /// Pages are given back in steps of this many bytes, this far behind the furthest read (the
+    /// installer's read-ahead workers read ahead of the reader that hands the data over).
+    static let releaseStep: Int64 = 16 << 20
+    static let releaseLag: Int64 = 32 << 20
 
     /// Opens (creating) and locks the `.part` at `path` of a package of `size` bytes and this
     /// sha256 (and `tocSHA256`, for a xar), keeping what an earlier run wrote and hashing it.
@@ -207,7 +223,24 @@ final class PartFile: PackageBytes, @unchecked Sendable {
         }
         let count = readFully(descriptor, UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< Int(end - offset)]), at: offset)
         guard count >= 0 else { throw DownloadError.io(path: path, errnoText()) }
+        let release: Range<Int64>? = condition.withLock {
+            readFrontier = max(readFrontier, end)
+            let upTo = (readFrontier - Self.releaseLag) & ~4095
+            guard upTo - released >= Self.releaseStep else { return nil }
+            defer { released = upTo }
+            // From a step back: pages still being written out last time are given back now.
+            return max(0, released - Self.releaseStep) ..< upTo
+        }
+        if let release { self.release(release, of: descriptor) }
         return count
+    }
+
+    /// Starts writing out the bytes of `range` and gives back the pages already written.
+    private func release(_ range: Range<Int64>, of descriptor: Int32) {
+        #if os(Linux)
+        _ = CSyscalls_startWriteback(descriptor, range.lowerBound, Int64(range.count))
+        _ = CSyscalls_dropCachedRange(descriptor, range.lowerBound, Int64(range.count))
+        #endif
     }
 
     /// Deletes the file.

@@ -45,6 +45,8 @@ public struct SyncClient: Sendable {
         public var transferPolicy: TransferPolicy
         /// Set to stop: a download in progress is kept for the next run, a staging folder removed.
         public var cancellation: Cancellation?
+        /// The installs' `statCacheTime`.
+        var statCacheTime: (@Sendable () -> Int64)?
 
         /// Options; by default an update run of every installed product, deltas allowed.
         public init(products: [String] = [], trustedKeys: [CatalogVerifyingKey] = [], keep: Int? = nil,

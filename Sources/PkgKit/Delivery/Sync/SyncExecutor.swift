@@ -66,6 +66,7 @@ struct SyncExecutor {
                                             limits: options.limits, keep: options.keep, progress: report(.installing, id),
                                             cancellation: options.cancellation)
         installOptions.expectationsFrom = .catalog
+        installOptions.statCacheTime = options.statCacheTime
         if case .delta(let from) = update.method {
             let outcome = try await delta(update, from: from, folder: folder, options: installOptions, received: received)
             switch outcome {

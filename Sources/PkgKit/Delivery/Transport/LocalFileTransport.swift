@@ -91,7 +91,7 @@ private final class FileBodyReader: @unchecked Sendable {
         }
         let want = Int(min(Int64(LocalFileTransport.chunkSize), range.upperBound - position))
         var chunk = Data(count: want)
-        let got = try file.use { fd in chunk.withUnsafeMutableBytes { readFully(fd, $0, at: position) } }
+        let got = file.use { fd in chunk.withUnsafeMutableBytes { readFully(fd, $0, at: position) } }
         guard let got else { throw CancellationError() }
         guard got >= 0 else { throw TransportError.failed(url: url, errnoText()) }
         guard got == want else { throw TransportError.connectionLost(url: url, "the file shrank while it was read") }

@@ -43,8 +43,9 @@ struct PackageSource: Sendable {
     /// ranges are not read, even by the reader's read-ahead.
     static func delta(_ path: String, shownAs shown: String, name: String, reused: [ArchivePath: ReusedFile],
                       reusedEntries: Set<Int>) -> PackageSource {
-        PackageSource(path: shown) { limits, _ in
-            guard case .reader(let reader) = try XarReader.open(path: path, limits: limits, dataWanted: { !reusedEntries.contains($0) }) else {
+        PackageSource(path: shown) { limits, memo in
+            guard case .reader(let reader) = try XarReader.open(path: path, limits: limits, dataWanted: { !reusedEntries.contains($0) },
+                                                                memo: memo) else {
                 throw ReadError.unreadable(path: nil, "the package's table of contents is not one pkgtool reads itself: download it whole")
             }
             var facts = PackageFacts()
