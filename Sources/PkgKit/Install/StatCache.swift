@@ -96,17 +96,26 @@ struct StatCache: Sendable {
                       identities known: [String: FileIdentity]? = nil, now: Int64? = nil) {
         guard let identities = known ?? (try? InstalledTree.identities(product, version: version)) else { return }
         let written = now ?? Int64(Date().timeIntervalSince1970 * 1e9)
-        var body = magic + "\n"
-        for (path, file) in files.sorted(by: { $0.key < $1.key }) {
+        // Built as bytes, in byte order of the paths: string concatenation and Unicode ordering
+        // took longer than the rest of a 10,000-file delta's bookkeeping.
+        var body: [UInt8] = Array((magic + "\n").utf8)
+        body.reserveCapacity(files.count * 160)
+        func field(_ text: String) { body.append(contentsOf: text.utf8); body.append(UInt8(ascii: "\t")) }
+        func field<T: BinaryInteger>(_ number: T) { field(String(number)) }
+        for (path, file) in files.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
             guard let identity = identities[path] ?? (known == nil ? nil : identity(of: version + "/" + path, in: product)),
                   identity.changed < written - racyMargin, identity.modified < written - racyMargin else { continue }
-            body += [file.sha1, file.executable?.rawValue ?? "-", String(identity.device), String(identity.inode), String(identity.mode),
-                     String(identity.size), String(identity.modified), String(identity.changed), path].joined(separator: "\t") + "\n"
+            field(file.sha1)
+            field(file.executable?.rawValue ?? "-")
+            field(identity.device); field(identity.inode); field(identity.mode)
+            field(identity.size); field(identity.modified); field(identity.changed)
+            body.append(contentsOf: path.utf8)
+            body.append(UInt8(ascii: "\n"))
         }
-        body += "end " + SHA256.hash(data: Data(body.utf8)).hexString + "\n"
+        body.append(contentsOf: ("end " + SHA256.hash(data: body).hexString + "\n").utf8)
         let name = fileName(version), temporary = name + ".tmp-" + randomSuffix()
         do {
-            try Data(body.utf8).write(to: URL(fileURLWithPath: product.path(temporary)))
+            try Data(body).write(to: URL(fileURLWithPath: product.path(temporary)))
             try product.rename(temporary, to: name)
         } catch {
             try? product.remove(temporary)
