@@ -62,6 +62,31 @@ import TestSupport
         #expect(names(productFolder).filter { $0.hasPrefix(".") } == [".lock"], "no staging, no download left")
     }
 
+    /// An app's progress (issue 20, item 4): bytes downloaded up to the package's size, and files
+    /// installed up to its count, both for the product, never going back.
+    @Test func progressCountsBytesDownloadedAndFilesInstalled() async throws {
+        let size = try #require(scratch.size("p.pkg"))
+        let steps = Steps()
+        let transport = ScriptedTransport(serving: scratch.path("pub"), base: Self.base, chunkSize: 16_384)
+        #expect(try await sync(transport) { steps.add($0) }.status == .installed)
+        let all = steps.all.filter { $0.productIdentifier == Self.id }
+        let downloading = all.filter { $0.phase == .downloading }, installing = all.filter { $0.phase == .installing }
+        #expect(downloading.count > 10 && downloading.allSatisfy { $0.total == size }, "\(downloading.count)")
+        #expect(zip(downloading, downloading.dropFirst()).allSatisfy { $0.done <= $1.done })
+        #expect(downloading.last?.done == size)
+        #expect(zip(installing, installing.dropFirst()).allSatisfy { $0.filesInstalled <= $1.filesInstalled })
+        #expect(installing.map(\.filesInstalled).max() == 40)
+    }
+
+    /// Progress steps collected from whichever thread reports them.
+    final class Steps: @unchecked Sendable {
+        // @unchecked: `values` is only touched under `lock`.
+        private let lock = NSLock()
+        private var values: [SyncProgress] = []
+        func add(_ step: SyncProgress) { lock.withLock { values.append(step) } }
+        var all: [SyncProgress] { lock.withLock { values } }
+    }
+
     @Test func aPackageWhoseSHA256IsNotTheEntrysIsNeverCommitted() async throws {
         // Every file verifies against the TOC, and the TOC against tocSHA256: only the whole
         // package's sha256 (the catalog's, altered here) can refuse it, at the very end.

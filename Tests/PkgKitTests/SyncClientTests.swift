@@ -133,8 +133,10 @@ import TestSupport
         faults.always("1.1.pkg", .stallAfter(bytes: 50_000))
         let sync = Task { try await client.sync(options(delta: false)) }
         await transport.stalls(atLeast: 1)
+        let cancelled = Date()
         sync.cancel()
         await #expect(throws: OperationCancelled.self) { try await sync.value }
+        #expect(Date().timeIntervalSince(cancelled) < 2, "stopped within 2 s of the cancel")
         #expect(readRecord(productFolder)?.version == "1.0")
         #expect(scratch.size("Documents/\(Self.id)/.download-1.1.part") == 50_000)
     }

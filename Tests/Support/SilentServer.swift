@@ -31,6 +31,9 @@ public final class SilentServer: @unchecked Sendable {
         condition.withLock { while received < count { condition.wait() } }
     }
 
+    /// How many requests have arrived so far.
+    public var requestCount: Int { condition.withLock { received } }
+
     /// Stops listening and closes every connection.
     public func stop() {
         shutdown(listener, Int32(SHUT_RDWR))

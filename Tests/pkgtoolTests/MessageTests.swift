@@ -142,6 +142,16 @@ import TestSupport
         }
     }
 
+    /// publish's usage shows its packages as required, as they are (issue 21, item 16).
+    @Test func publishUsageShowsThePackagesAsRequired() async throws {
+        let help = try await CommandRunner.pkgtool(["help", "publish"]).stdout
+        let usage = try #require(help.split(separator: "\n").first { $0.contains("USAGE:") })
+        #expect(usage.contains("<packages> ..."), "\(usage)")
+        #expect(!usage.contains("[<packages>"), "\(usage)")
+        let bare = try await CommandRunner.pkgtool(["publish", "--to", "/nonexistent-folder-for-a-usage-error"])
+        #expect(bare.status == 64 && bare.stderr.contains("<packages>"), "\(bare.stderr)")
+    }
+
     /// convert says a policy as its flag is spelt (issue 21, item 16: `download policy onDemand`).
     @Test func convertSaysThePolicyAsTheFlagSpellsIt() async throws {
         let scratch = try Scratch()

@@ -132,6 +132,12 @@ import TestSupport
         let requests = nginx.log(atLeast: 4).filter { $0.path.hasSuffix("/1.1.pkg") }
         #expect(requests.filter { $0.bodyBytesSent == size }.count == 1, "\(requests)")
         #expect(requests.count <= 2, "one probe at most besides the download: \(requests)")
+
+        // The same update in text: the line says why there was no delta.
+        let other = scratch.path("OtherDocuments")
+        #expect(try await CommandRunner.pkgtool(["extract", v10.pkg, "--documents", other]).status == 0)
+        let text = try await CommandRunner.pkgtool(["sync", catalogURL, "--documents", other])
+        #expect(text.status == 0 && text.stdout.contains("full download: server ignores Range"), "\(text.stdout)")
     }
 
     // MARK: - Signatures and the catalog
@@ -162,6 +168,25 @@ import TestSupport
         let good = try await sync(catalogURL, "--product", Self.id, "--trust", keys + "/good.pub.pem")
         #expect(good.status == 0, "\(good.stdout)")
         #expect(readRecord(productFolder)?.version == "1.1")
+    }
+
+    /// `--trust` repeats (SPEC section 7): while a key is rotated, a client trusting the old and
+    /// the new key takes a catalog signed by either, and one trusting neither takes none.
+    @Test func trustRepeatsForKeyRotation() async throws {
+        let keys = scratch.path("keys")
+        try FileManager.default.createDirectory(atPath: keys, withIntermediateDirectories: true)
+        for name in ["old", "new", "stranger"] {
+            #expect(try await CommandRunner.pkgtool(["keygen", "--out", keys + "/" + name]).status == 0)
+        }
+        try await publish(v10.pkg, sign: keys + "/new.pem")
+        let both = ["--trust", keys + "/old.pub.pem", "--trust", keys + "/new.pub.pem"]
+        let stranger = try await CommandRunner.pkgtool(["sync", published, "--documents", scratch.documents, "--json", "--product", Self.id,
+                                                        "--trust", keys + "/old.pub.pem", "--trust", keys + "/stranger.pub.pem"])
+        #expect(stranger.status == 1 && codes(product(stranger)) == ["bad-signature"], "\(stranger.stdout)")
+        let result = try await CommandRunner.pkgtool(["sync", published, "--documents", scratch.documents, "--json", "--product", Self.id] + both)
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        #expect(result.json["signature"] as? String == "verified", "\(result.stdout)")
+        #expect(readRecord(productFolder)?.version == "1.0")
     }
 
     @Test func anHTMLPageInsteadOfTheCatalogIsRefused() async throws {
@@ -209,6 +234,7 @@ import TestSupport
         #expect(result.status == 0)
         #expect(product(result)["status"] as? String == "unchanged")
         #expect((product(result)["diagnostics"] as? [[String: Any]])?.first?["severity"] as? String == "warning")
+        #expect(codes(product(result)) == ["installed-newer"])
         #expect(readRecord(productFolder)?.version == "2.0")
 
         // An update run over a product this catalog does not list leaves it be, with a warning.
@@ -258,18 +284,54 @@ import TestSupport
         expectTidy(download: true)
     }
 
-    @Test func aBodyLongerThanAnnouncedIsCutOffAndRefused() async throws {
+    /// Issue 19's repro among them: the package, then 6 MB more with no length (the server ends
+    /// the body by closing the connection), which once wedged sync for good.
+    @Test(arguments: zip([50_000, 6_000_000], [FaultHTTPServer.LongBodyLength.includingExtra, .absent]))
+    func aBodyLongerThanAnnouncedIsCutOffAndRefused(extra: Int, length: FaultHTTPServer.LongBodyLength) async throws {
         try await publish(v10.pkg)
         let server = try FaultHTTPServer(root: published)
         defer { server.stop() }
-        server.always("\(Self.id)/1.0.pkg", .longBody(extra: 50_000, contentLength: .includingExtra))
+        server.always("\(Self.id)/1.0.pkg", .longBody(extra: extra, contentLength: length))
+        let started = Date()
         let result = try await sync(server.url("catalog.json").absoluteString, "--product", Self.id)
+        #expect(Date().timeIntervalSince(started) < 20, "refused at once, not after a timeout")
         #expect(result.status == 1, "\(result.stdout)")
+        #expect(codes(product(result)) == ["checksum-mismatch"], "\(result.stdout)")
         #expect(!exists(productFolder + "/1.0"))
         let part = productFolder + "/.download-1.0.part"
         let size = Int64(try FileManager.default.attributesOfItem(atPath: v10.pkg)[.size] as! Int)
         #expect((scratch.size("Documents/\(Self.id)/.download-1.0.part") ?? 0) <= size, "\(part) grew past the package")
         #expect(names(scratch.documents).isEmpty, "a refused download leaves nothing: \(names(productFolder))")
+    }
+
+    /// `--timeout` bounds each wait for the server: a catalog that never comes fails once every
+    /// attempt has waited that long (not the default 30 s each).
+    @Test func aSilentServerFailsAfterTheTimeoutOnEveryAttempt() async throws {
+        let server = try SilentServer()
+        defer { server.stop() }
+        let started = Date()
+        let result = try await sync(server.url("catalog.json").absoluteString, "--product", Self.id, "--timeout", "0.2")
+        let elapsed = Date().timeIntervalSince(started)
+        #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+        #expect(result.stderr.contains("timed out") || result.stdout.contains("timed out"), "\(result.stdout)\(result.stderr)")
+        #expect(server.requestCount == 4, "four attempts, each timed out")
+        #expect(elapsed >= 4 * 0.2 && elapsed < 20, "\(elapsed) s")
+        #expect(!exists(productFolder))
+    }
+
+    /// `--keep` prunes an unchanged product too (SPEC section 7).
+    @Test func keepPrunesAProductThatIsAlreadyCurrent() async throws {
+        for package in [v10.pkg, v11.pkg] {
+            #expect(try await CommandRunner.pkgtool(["extract", package, "--documents", scratch.documents]).status == 0)
+        }
+        try await publish(v11.pkg)
+        #expect(try Installer(documents: scratch.documents).listVersions(productIdentifier: Self.id) == ["1.1", "1.0"])
+        let result = try await sync(published, "--keep", "1")
+        #expect(result.status == 0, "\(result.stdout)")
+        #expect(product(result)["status"] as? String == "unchanged")
+        #expect(product(result)["removedVersions"] as? [String] == ["1.0"], "\(result.stdout)")
+        #expect(try Installer(documents: scratch.documents).listVersions(productIdentifier: Self.id) == ["1.1"])
+        #expect(differences(productFolder + "/1.1", expected: snapshot(v11.contents)).isEmpty)
     }
 
     /// Starts `pkgtool sync` of the product in the background, its output kept in `log`.

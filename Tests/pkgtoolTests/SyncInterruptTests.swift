@@ -71,8 +71,10 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: productFolder))
     }
 
+    /// The package arrives and is installed at once: when it stalls mid-body, its first file is
+    /// being staged. The signal comes once the staging folder is there, and takes it away.
     @Test(arguments: [SIGTERM, SIGINT])
-    func whileAPackageStallsMidBody(signal: Int32) async throws {
+    func whileAPackageStallsMidBodyAndIsBeingInstalled(signal: Int32) async throws {
         try #require(await CommandRunner.pkgtool(["extract", v10.pkg, "--documents", scratch.documents]).status == 0)
         let result = try await CommandRunner.pkgtool(["publish", v11.pkg, "--to", published])
         try #require(result.status == 0, "\(result.stderr)")
@@ -82,7 +84,11 @@ import TestSupport
         let process = try start(server.url("catalog.json").absoluteString, ["--no-delta"])
         let part = "Documents/\(Self.id)/.download-1.1.part"
         await offThePool { [self] in wait(until: part, holds: 120_000, while: process) }
+        let staging: @Sendable () -> [String] = { [productFolder] in names(productFolder).filter { $0.hasPrefix(".staging-") } }
+        await offThePool { while staging().isEmpty && process.isRunning { usleep(2_000) } }
+        #expect(!staging().isEmpty, "installing when the signal comes")
         expectStopped(process, by: signal, within: await offThePool { stop(process, with: signal) })
+        #expect(staging().isEmpty, "the staging folder is removed")
         #expect(readRecord(productFolder)?.version == "1.0", "the previous version stays current")
         #expect(differences(productFolder + "/1.0", expected: snapshot(v10.contents)).isEmpty)
         #expect((scratch.size(part) ?? 0) >= 120_000, "the download is kept to resume")

@@ -49,7 +49,9 @@ final class StagingLanes: EntrySink {
             laneOfFolder[folder] = lane
         }
         current = lanes[lane]
-        currentIsFile = entry.kind == .file
+        // What an app shows as files installed: the version folder's files (the report's
+        // fileCount), not the package's ContentInfo.plist.
+        currentIsFile = entry.kind == .file && entry.path.isInsideContents
         try lanes[lane].begin(entry)
     }
 

@@ -20,8 +20,8 @@ extension Pkgtool {
             Exit 0 published or unchanged, 1 refused, 2 could not be done.
             """)
 
-        @Argument(help: "Package files (.pkg) to publish.")
-        var packages: [String] = []
+        @Argument(help: "Package files (.pkg) to publish: one at least.")
+        var packages: [String]
 
         @Option(name: .customLong("to"), help: ArgumentHelp("The published folder (created if missing).", valueName: "DIR"))
         var destination: String
@@ -35,10 +35,6 @@ extension Pkgtool {
 
         var subject: String { destination }
         var leftWhenInterrupted: String { "nothing was published; \(destination) is as it was" }
-
-        func validate() throws {
-            if packages.isEmpty { throw ValidationError("give at least one package to publish") }
-        }
 
         /// A key or a folder that fails the publish before it ends is still a report: every
         /// package listed, none published.

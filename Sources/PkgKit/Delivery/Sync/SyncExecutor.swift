@@ -63,10 +63,14 @@ struct SyncExecutor {
         guard let folder = opened else { throw InstallError.io(path: client.documents + "/" + id, "cannot create the product folder") }
         try folder.removeLeftovers()
         var installOptions = InstallOptions(expectedProductIdentifier: id, expectedContentVersion: update.entry.contentVersion.description,
-                                            limits: options.limits, keep: options.keep, progress: report(.installing, id),
-                                            cancellation: options.cancellation)
+                                            limits: options.limits, keep: options.keep, cancellation: options.cancellation)
         installOptions.expectationsFrom = .catalog
         installOptions.statCacheTime = options.statCacheTime
+        if let progress {
+            let installing = InstallingProgress(productIdentifier: id, progress: progress)
+            installOptions.progress = { done, total in installing.read(done, of: total) }
+            installOptions.filesStaged = { files in installing.staged(files) }
+        }
         if case .delta(let from) = update.method {
             let outcome = try await delta(update, from: from, folder: folder, options: installOptions, received: received)
             switch outcome {
@@ -213,11 +217,6 @@ struct SyncExecutor {
         }
         var streaming = installOptions
         streaming.beforeCommit = { try part.waitUntilVerified() }
-        if let progress {
-            streaming.filesStaged = { files in
-                progress(SyncProgress(productIdentifier: id, phase: .installing, done: part.length, total: part.size, filesInstalled: files))
-            }
-        }
         let installer = Installer(documents: client.documents), gated = streaming
         let source = PackageSource.arriving(part, shownAs: update.url.absoluteString, name: update.url.lastPathComponent)
         return try await withThrowingTaskGroup(of: StreamStep.self) { group in
