@@ -63,7 +63,7 @@ help:
 	@echo "  uninstall    remove what install installed"
 	@echo "  docs         PkgKit's DocC documentation: $(DOCS_DIR)/PkgKit.doccarchive"
 	@echo "  clean        remove .build and build/"
-	@echo "  bench        build, then run bench/run.sh (pkgtool vs bsdtar)"
+	@echo "  bench        build, then bench/run.sh (pkgtool vs bsdtar), sync.sh (sync vs curl + extract), transport.sh"
 	@echo "  fuzz         run scripts/fuzz.sh"
 	@echo "  soak         chaos soak of sync: 300 syncs against a faulty loopback server, at most 10 minutes  [SEED=N]"
 
@@ -131,10 +131,14 @@ docs:
 clean:
 	rm -rf .build build
 
-bench: build
-	@test -f bench/run.sh || { echo "bench/run.sh does not exist yet" >&2; exit 1; }
+# The benchmarks need what the tests need (bsdtar, nginx, curl), and transportbench for the
+# HTTP clients' side by side.
+bench: build test-deps
+	@$(BUILDING) "transportbench (release)" .build/release/transportbench 10 -- \
+	    $(SWIFT) build -c release -q --product transportbench $(RELEASE_FLAGS) $(SWIFT_BUILD_FLAGS)
 	bash bench/run.sh
 	bash bench/sync.sh
+	bash bench/transport.sh
 
 fuzz:
 	@test -f scripts/fuzz.sh || { echo "scripts/fuzz.sh does not exist yet" >&2; exit 1; }

@@ -5,7 +5,8 @@
 # if it fails.
 #
 #   build: what `make build` and `make demo` need (the libraries pkgtool links).
-#   test:  that, plus what the tests run (bsdtar, zip, python3, nginx, openssl). The default.
+#   test:  that, plus what the tests and `make bench` run (bsdtar, zip, python3, nginx, openssl,
+#          curl). The default.
 #
 #   Debian/Ubuntu: apt-get installs what dpkg-query does not report installed
 #                  (through sudo when not running as root).
@@ -16,8 +17,9 @@ cd "$(dirname "$0")/.."
 purpose=${1:-test}
 BUILD_PACKAGES=(libarchive-dev libxml2-dev zlib1g-dev libdeflate-dev libisal-dev libcurl4-openssl-dev pkg-config)
 # The delivery tests serve published folders with nginx (started by the tests themselves) and
-# check signatures with openssl; the interop tests read packages with bsdtar and zip.
-TEST_PACKAGES=(libarchive-tools zip python3 nginx openssl)
+# check signatures with openssl; the interop tests read packages with bsdtar and zip; the
+# benchmarks compare with bsdtar and curl.
+TEST_PACKAGES=(libarchive-tools zip python3 nginx openssl curl)
 case $purpose in
     build) DEBIAN_PACKAGES=("${BUILD_PACKAGES[@]}") ;;
     test) DEBIAN_PACKAGES=("${BUILD_PACKAGES[@]}" "${TEST_PACKAGES[@]}") ;;

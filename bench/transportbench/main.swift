@@ -27,7 +27,7 @@ case "urlsession": transport = URLSessionTransport()
 default: exit(64)
 }
 let url = URL(string: arguments[2])!
-FileManager.default.createFile(atPath: arguments[3], contents: nil)
+guard FileManager.default.createFile(atPath: arguments[3], contents: nil) else { fatalError("cannot create \(arguments[3])") }
 let output = try FileHandle(forWritingTo: URL(fileURLWithPath: arguments[3]))
 let pause = option("--slow-reader").map { UInt32($0 * 1000) }
 let policy = TransferPolicy(idleTimeout: .milliseconds(Int64((option("--timeout") ?? 30) * 1000)))
