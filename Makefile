@@ -132,13 +132,16 @@ clean:
 	rm -rf .build build
 
 # The benchmarks need what the tests need (bsdtar, nginx, curl), and transportbench for the
-# HTTP clients' side by side.
+# HTTP clients' side by side. run.sh and sync.sh move what they are done with into
+# bench/work/trash; sync.sh empties it and waits six minutes before timing (bench/before_timing.sh), and
+# it is removed here once nothing is timed any more.
 bench: build test-deps
 	@$(BUILDING) "transportbench (release)" .build/release/transportbench 10 -- \
 	    $(SWIFT) build -c release -q --product transportbench $(RELEASE_FLAGS) $(SWIFT_BUILD_FLAGS)
 	bash bench/run.sh
 	bash bench/sync.sh
 	bash bench/transport.sh
+	rm -rf bench/work/trash
 
 fuzz:
 	@test -f scripts/fuzz.sh || { echo "scripts/fuzz.sh does not exist yet" >&2; exit 1; }

@@ -101,7 +101,7 @@ def main():
     w("- Method: per command 1 warm-up run, then %s timed runs, pkgtool and baseline interleaved; "
       "in ABBA order (the side that starts alternates from run to run); outputs removed or moved aside and "
       "`sync` before every run; median wall time; peak RSS = largest `ru_maxrss` of the timed runs; "
-      "timeout %s s per command. Caches are not dropped (both sides run warm)." % (env("BENCH_RUNS_N", "?"), env("BENCH_TIMEOUT_S", "?")))
+      "timeout %s s per command. Page cache %s before each series of runs (the warm-up reads the inputs back in)." % (env("BENCH_RUNS_N", "?"), env("BENCH_TIMEOUT_S", "?"), env("BENCH_PAGE_CACHE", "kept")))
     w("")
     w("| corpus | files | payload MB | folders |")
     w("|---|---:|---:|---:|")

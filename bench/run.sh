@@ -65,16 +65,9 @@ SIZESF=$WORK/sizes.tsv        # corpus side bytes
 NOTES=$WORK/notes.tsv         # corpus note
 : > "$RESULTS"; : > "$SIZESF"; : > "$NOTES"
 rm -f "$LOGS"/*.log
-TRASH=$WORK/extract-trash     # extract outputs, removed when the benchmark ends
-# A run cut short leaves its outputs behind. Without a journal, ext4 passes over inodes freed in
-# the last five minutes when it allocates (see extract below), so after removing them the timed
-# runs wait that long.
-if [ -n "$(ls -A "$TRASH" 2>/dev/null | head -n 1)" ]; then
-    echo "bench: removing an earlier run's extract outputs, then waiting 6 minutes before timing" >&2
-    rm -rf "$TRASH"; sync; sleep 360
-fi
-rm -rf "$TRASH"; mkdir -p "$TRASH"
-trap 'rm -rf "$TRASH"' EXIT
+# Extract outputs are moved into the shared trash, emptied before timing starts (before_timing.sh).
+. "$BENCH_DIR/before_timing.sh"
+empty_trash_before_timing
 
 # Memory floor of the wrapper: Linux carries the spawning Python's peak RSS
 # into its child, so ru_maxrss never reads below this.
@@ -103,9 +96,10 @@ run_one() {
 # odd ones, so that neither side always runs on what the other left behind
 # (page cache, dirty pages being written back, CPU frequency).
 # Uses P_CMD/P_PREP (pkgtool) and B_CMD/B_PREP (baseline). A side that fails
-# is not run again.
+# is not run again. The series starts from an empty page cache (before_timing.sh).
 pair() {
     local corpus=$1 op=$2 run side p_ok=1 b_ok=1
+    empty_page_cache
     for ((run = 0; run <= RUNS; run++)); do
         for side in $( ((run % 2 == 0)) && echo "p b" || echo "b p"); do
             if [ "$side" = p ] && [ $p_ok = 1 ]; then run_one "$corpus" "$op" pkgtool "$run" "$P_PREP" "${P_CMD[@]}" || p_ok=0; fi
@@ -180,7 +174,7 @@ done
 
 # Environment for the report header.
 export BENCH_DATE BENCH_NPROC BENCH_CPU BENCH_BSDTAR BENCH_PKGTOOL BENCH_PKGTOOL_VERSION \
-       BENCH_GIT BENCH_KERNEL BENCH_FS BENCH_RUNS_N BENCH_FLOOR_KB BENCH_TIMEOUT_S
+       BENCH_GIT BENCH_KERNEL BENCH_FS BENCH_RUNS_N BENCH_FLOOR_KB BENCH_TIMEOUT_S BENCH_PAGE_CACHE
 BENCH_DATE=$(date -u '+%Y-%m-%d %H:%M UTC')
 BENCH_NPROC=$(nproc 2>/dev/null || getconf _NPROCESSORS_ONLN)
 BENCH_CPU=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo 2>/dev/null | head -n 1)
@@ -195,5 +189,6 @@ BENCH_FS=$(df -T "$WORK" 2>/dev/null | awk 'NR == 2 { print $2 }')
 BENCH_RUNS_N=$RUNS
 BENCH_FLOOR_KB=$FLOOR_KB
 BENCH_TIMEOUT_S=$TIMEOUT
+BENCH_PAGE_CACHE=$PAGE_CACHE
 
 "$PY" "$BENCH_DIR/report.py" --work "$WORK" --out "$BENCH_DIR/RESULTS.md" "${SIZES[@]}"

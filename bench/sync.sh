@@ -38,14 +38,12 @@ CORPUS=$WORK/corpus/medium
 # 1.0 is the corpus; 1.1 a copy (hard links: untouched files share the corpus's) with one file
 # replaced by 1 MiB of new random bytes, and the version raised.
 echo "== sync: packages" >&2
-# Nothing is removed before or between the timed runs: ext4 without a journal passes over inodes
-# freed in the last five minutes when it creates files, which made every run after the first pay
-# seconds for the Documents folder removed before it (see bench/README.md). What the last run
-# left and each run's Documents are moved here, and removed when the benchmark ends.
-DOOMED=$WORK/sync-doomed
-mkdir -p "$DOOMED"
-trap 'rm -rf "$DOOMED"' EXIT
-for old in "$SYNCW"/*; do [ ! -e "$old" ] || mv "$old" "$DOOMED/$(basename "$old")-$RANDOM$RANDOM"; done
+# Nothing is removed before or between the timed runs (before_timing.sh): what the last run left and each
+# run's Documents are moved into the shared trash, which is emptied (then waited out) before
+# timing starts, and by `make bench` once everything is timed.
+. "$BENCH_DIR/before_timing.sh"
+empty_trash_before_timing
+for old in "$SYNCW"/*; do [ ! -e "$old" ] || mv "$old" "$TRASH/$(basename "$old")-$RANDOM$RANDOM"; done
 cp -al "$CORPUS" "$SYNCW/v11"
 CHANGED=$(cd "$SYNCW/v11" && find Contents -type f -size +900k -size -12M | sort | sed -n 1p)
 [ -n "$CHANGED" ] || die "no file to change in the corpus"
@@ -81,7 +79,7 @@ http {
 CONF
 NGINX=$(command -v nginx || echo /usr/sbin/nginx)
 "$NGINX" -c "$NG/nginx.conf" -p "$NG" || die "nginx did not start"
-trap 'kill "$(cat "$NG/nginx.pid" 2>/dev/null)" 2>/dev/null; rm -rf "$DOOMED"' EXIT
+trap 'kill "$(cat "$NG/nginx.pid" 2>/dev/null)" 2>/dev/null' EXIT
 URL=http://127.0.0.1:$PORT/catalog.json
 PKGURL=http://127.0.0.1:$PORT/$ID/1.1.pkg
 
@@ -95,8 +93,8 @@ DOCS=$SYNCW/Documents
 # Each run starts from 1.0 installed the way a device has it: by pkgtool itself (which records its
 # stat cache), never a copy (a copy's files are other inodes, which no cache may vouch for).
 prep() {
-    [ ! -e "$DOCS" ] || mv "$DOCS" "$DOOMED/Documents-$RANDOM$RANDOM"
-    [ ! -e "$SYNCW/1.1.pkg" ] || mv "$SYNCW/1.1.pkg" "$DOOMED/1.1-$RANDOM$RANDOM.pkg"
+    [ ! -e "$DOCS" ] || mv "$DOCS" "$TRASH/Documents-$RANDOM$RANDOM"
+    [ ! -e "$SYNCW/1.1.pkg" ] || mv "$SYNCW/1.1.pkg" "$TRASH/1.1-$RANDOM$RANDOM.pkg"
     "$PKGTOOL" extract "$SYNCW/medium-1.0.pkg" --documents "$DOCS" --quiet || die "installing 1.0 failed"
     sync
 }
@@ -114,6 +112,7 @@ run() {
 }
 
 echo "== sync: delta, full, curl + extract (run 0 is a warm-up)" >&2
+empty_page_cache
 for ((r = 0; r <= RUNS; r++)); do
     run delta "$r" "$PKGTOOL" sync "$URL" --documents "$DOCS"
     run full "$r" "$PKGTOOL" sync "$URL" --documents "$DOCS" --no-delta
@@ -121,6 +120,7 @@ for ((r = 0; r <= RUNS; r++)); do
     run curl "$r" sh -c "curl -s -o '$SYNCW/1.1.pkg' '$PKGURL' && '$PKGTOOL' extract '$SYNCW/1.1.pkg' --documents '$DOCS' --quiet"
 done
 echo "== sync: at 50 MB/s, full sync against the download alone" >&2
+empty_page_cache
 for ((r = 0; r <= RUNS; r++)); do
     run full-50 "$r" "$PKGTOOL" sync "$SLOWURL" --documents "$DOCS" --no-delta
     run download-50 "$r" curl -s -o "$SYNCW/1.1.pkg" "$SLOWPKGURL"
@@ -128,18 +128,19 @@ done
 
 # The 2 GiB package: one fresh sync, for its peak RSS (and time, reported).
 echo "== sync: the huge corpus's 2 GiB package" >&2
+empty_page_cache
 "$PY" "$BENCH_DIR/gen_corpus.py" --out "$WORK/corpus" huge >/dev/null || die "huge corpus: generation failed"
 HUGEPKG=$SYNCW/huge-1.0.pkg
 HUGEID=com.example.bench.huge
 [ -s "$HUGEPKG" ] || "$PKGTOOL" create "$WORK/corpus/huge" -o "$HUGEPKG" --quiet || die "create huge failed"
 "$PKGTOOL" publish "$HUGEPKG" --to "$SITE" --quiet || die "publish huge failed"
 HUGEDOCS=$SYNCW/HugeDocuments
-[ ! -e "$HUGEDOCS" ] || mv "$HUGEDOCS" "$DOOMED/Huge-$RANDOM$RANDOM"
+[ ! -e "$HUGEDOCS" ] || mv "$HUGEDOCS" "$TRASH/Huge-$RANDOM$RANDOM"
 read -r wall rss rc < <("$PY" -S -I "$BENCH_DIR/timeit.py" --stderr "$SYNCW/huge.log" -- \
     "$PKGTOOL" sync "$URL" --documents "$HUGEDOCS" --product "$HUGEID")
 printf '%s\t%s\t%s\t%s\t%s\t%s\n' huge 1 "$wall" "$rss" "$rc" "$(stat -c %s "$HUGEPKG")" >> "$RESULTS"
 printf '   sync huge        run 1: %7.3f s %8d KB (exit %s)\n' "$wall" "$rss" "$rc" >&2
-mv "$HUGEDOCS" "$DOOMED/Huge-$RANDOM$RANDOM"
+mv "$HUGEDOCS" "$TRASH/Huge-$RANDOM$RANDOM"
 
 # What the issue bounds the delta by: the TOC (header + compressed TOC) and the changed file's stored bytes.
 TOC=$("$PY" -c 'import sys,struct; h=open(sys.argv[1],"rb").read(28); print(28+struct.unpack(">Q",h[8:16])[0])' "$SYNCW/medium-1.1.pkg")
@@ -150,10 +151,10 @@ for f in json.load(sys.stdin)["files"]:
     if f["path"] == changed: print(f["storedSize"])' "$CHANGED")
 SIZE=$(stat -c %s "$SYNCW/medium-1.1.pkg")
 
-"$PY" - "$RESULTS" "$TOC" "$STORED" "$SIZE" "$CHANGED" "$RUNS" "$(git -C "$ROOT" rev-parse --short HEAD)" \
+"$PY" - "$RESULTS" "$TOC" "$STORED" "$SIZE" "$CHANGED" "$RUNS" "$(git -C "$ROOT" rev-parse --short HEAD)" "$PAGE_CACHE" \
     >> "${BENCH_RESULTS:-$BENCH_DIR/RESULTS.md}" <<'PY'
 import statistics, sys
-path, toc, stored, size, changed, runs, commit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6], sys.argv[7]
+path, toc, stored, size, changed, runs, commit, page_cache = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4]), sys.argv[5], sys.argv[6], sys.argv[7], sys.argv[8]
 rows = [line.rstrip("\n").split("\t") for line in open(path)]
 def values(way, col):
     return [float(r[col]) for r in rows if r[0] == way and r[1] != "0" and r[4] == "0"]
@@ -176,7 +177,7 @@ print()
 print(f"Medium corpus; 1.1 changes one file (`{changed}`, now 1 MiB of new random bytes, stored as {stored:,} bytes).")
 print(f"Package 1.1: {size:,} bytes; header + TOC: {toc:,} bytes. nginx on loopback; each run starts from 1.0 installed by")
 print(f"`pkgtool extract` and flushed (the last run's Documents moved aside, not removed); median of {runs} timed runs")
-print(f"after a warm-up (run 0), ways interleaved; pkgtool at {commit}.")
+print(f"after a warm-up (run 0), ways interleaved; page cache {page_cache} before each series; pkgtool at {commit}.")
 print()
 print("| way | wall s | bytes nginx sent | peak RSS MiB |")
 print("|---|---:|---:|---:|")

@@ -116,8 +116,9 @@ done
 sync_repro() { # pkgtool: SIGTERM after 60 s, SIGKILL 10 s later; prints "seconds exit"
     local docs=$WORK/docs-$RANDOM$RANDOM start
     start=$(date +%s.%N)
-    timeout -s TERM -k 10 60 "$1" sync "$RBASE/catalog.json" --documents "$docs" --product com.example.book >/dev/null 2>&1
-    echo "$(echo "$(date +%s.%N) - $start" | bc) $?"
+    local code=0
+    timeout -s TERM -k 10 60 "$1" sync "$RBASE/catalog.json" --documents "$docs" --product com.example.book >/dev/null 2>&1 || code=$?
+    echo "$(echo "$(date +%s.%N) - $start" | bc) $code"
 }
 REPRO[pkgtool]=$(sync_repro "$PKGTOOL")
 [ -z "$OLD" ] || REPRO[old]=$(sync_repro "$OLD")

@@ -40,6 +40,21 @@ import TestSupport
         #expect(violations.isEmpty, "layer violations:\n\(violations.joined(separator: "\n"))")
     }
 
+    /// Exit statuses belong to the command line alone: the library reports values and typed errors,
+    /// and `Sources/pkgtool/Frontend/ExitStatus.swift` maps them, in one place.
+    @Test func theLibraryNeverPicksAnExitStatus() throws {
+        let commandLineWords: Set<String> = ["exit", "_exit", "exitCode", "ExitCode", "exitStatus", "EXIT_SUCCESS", "EXIT_FAILURE", "ArgumentParser"]
+        var found: [String] = []
+        for source in try SourceFile.all(under: Self.moduleRoot) {
+            for name in Set(source.references.map(\.name)).intersection(commandLineWords).sorted() {
+                found.append("\(source.relativePath): \(name)")
+            }
+        }
+        #expect(found.isEmpty, "command-line concerns in PkgKit:\n\(found.joined(separator: "\n"))")
+        let probe = SourceFile(relativePath: "Support/P.swift", text: "// exit in a comment\nvar exitCode: Int32 { 2 }\n")
+        #expect(probe.references.map(\.name).contains("exitCode") && !probe.references.map(\.name).contains("exit"), "the search misses what it looks for")
+    }
+
     /// The check itself must catch a use that points up, or it proves nothing.
     @Test func anUpwardUseIsFound() throws {
         let lower = SourceFile(relativePath: "Support/A.swift", text: "struct Low {}\nfunc helper() {}\n")

@@ -23,7 +23,7 @@ import TestSupport
     /// The install's cache written again as if a second later: every entry in, none racy.
     func rewriteCache(_ product: ProductFolder, sha1: [String: String]? = nil) throws {
         let installed = try InstalledTree.scan(product, version: "1.0")
-        let files = Dictionary(uniqueKeysWithValues: installed.files.map { ($0.relativePath, (sha1: sha1?[$0.relativePath] ?? $0.sha1, executable: $0.executable)) })
+        let files = installed.files.map { (path: $0.relativePath, sha1: sha1?[$0.relativePath] ?? $0.sha1, executable: $0.executable) }
         StatCache.write(product, version: "1.0", files: files, now: Int64(Date().timeIntervalSince1970 * 1e9) + 1_000_000_000)
     }
 
@@ -63,7 +63,7 @@ import TestSupport
         let product = try folder
         let installed = try InstalledTree.scan(product, version: "1.0")
         let newest = installed.files.map { max($0.identity.changed, $0.identity.modified) }.max() ?? 0
-        let files = Dictionary(uniqueKeysWithValues: installed.files.map { ($0.relativePath, (sha1: $0.sha1, executable: $0.executable)) })
+        let files = installed.files.map { (path: $0.relativePath, sha1: $0.sha1, executable: $0.executable) }
         StatCache.write(product, version: "1.0", files: files, now: newest + StatCache.racyMargin / 2)
         #expect(StatCache.read(product, version: "1.0")?.entries.isEmpty == true)
     }
@@ -76,6 +76,23 @@ import TestSupport
         text = text.replacingOccurrences(of: "\t", with: "\t0", options: [], range: text.range(of: "\t"))
         try text.write(toFile: path, atomically: false, encoding: .utf8)
         #expect(StatCache.read(product, version: "1.0") == nil)
+    }
+
+    /// The cache is written through a buffer a few hundred kilobytes long: one for thousands of
+    /// files fills it several times over and must still read whole, every file in it.
+    @Test func aCacheLongerThanItsWritingBufferReadsWhole() throws {
+        let product = try folder
+        let names = (0..<4_000).map { "many/file-\($0).txt" }
+        for name in names { try scratch.write("Documents/\(Self.id)/1.0/" + name, Data(name.utf8)) }
+        let files = names.map { (path: $0, sha1: sha1Hex(Data($0.utf8)), executable: ExecutableFormat?.none) }
+        StatCache.write(product, version: "1.0", files: files + [(path: "missing.txt", sha1: String(repeating: "0", count: 40), executable: nil)],
+                        now: Int64(Date().timeIntervalSince1970 * 1e9) + 1_000_000_000)
+        let bytes = try #require(scratch.size("Documents/\(Self.id)/.index-1.0"))
+        #expect(bytes > 256 << 10, "the cache fits its buffer: \(bytes) bytes")
+        let cache = try #require(StatCache.read(product, version: "1.0"))
+        #expect(cache.entries.count == names.count, "a file that is not there is left out, every other one kept")
+        let onDisk = try InstalledTree.identities(product, version: "1.0")
+        for name in names { #expect(cache.entry(name, matching: try #require(onDisk[name]))?.sha1 == sha1Hex(Data(name.utf8))) }
     }
 
     @Test func aDeltaNeverReusesAFileEditedAfterInstall() async throws {

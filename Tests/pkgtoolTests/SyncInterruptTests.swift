@@ -32,7 +32,7 @@ import TestSupport
         process.executableURL = URL(fileURLWithPath: CommandRunner.pkgtool)
         process.arguments = ["sync", source, "--documents", scratch.documents, "--product", Self.id] + extra
         let log = scratch.path("sync.log")
-        FileManager.default.createFile(atPath: log, contents: nil)
+        try #require(FileManager.default.createFile(atPath: log, contents: nil))
         let output = try FileHandle(forWritingTo: URL(fileURLWithPath: log))
         process.standardOutput = output
         process.standardError = output

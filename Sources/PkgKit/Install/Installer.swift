@@ -195,8 +195,7 @@ public struct Installer: Sendable {
         report = try finish(report, product: product, options: options)
         // Last: removing a version that shared files with this one changed those files (their
         // link count, so their change time), and the cache must describe them as they are now.
-        StatCache.write(product, version: info.contentVersion, files: Self.cachedFiles(written.facts), identities: background?.identities,
-                        now: options.statCacheTime?())
+        StatCache.write(product, version: info.contentVersion, files: Self.cachedFiles(written.facts), now: options.statCacheTime?())
         return report
     }
 
@@ -218,13 +217,13 @@ public struct Installer: Sendable {
     }
 
     /// What a stat cache records of the files `facts` describes: each regular file below
-    /// `Contents/` whose sha1 the reading verified, by its path in the version folder.
-    static func cachedFiles(_ facts: PackageFacts) -> [String: (sha1: String, executable: ExecutableFormat?)] {
-        var files: [String: (sha1: String, executable: ExecutableFormat?)] = [:]
-        for entry in facts.entries where entry.kind == .file {
-            if let relative = entry.path.contentsRelative, let sha1 = entry.sha1 { files[relative] = (sha1, entry.executable) }
+    /// `Contents/` whose sha1 the reading verified, by its path in the version folder, in the
+    /// package's order (read as the cache is written, never gathered).
+    static func cachedFiles(_ facts: PackageFacts) -> some Sequence<StatCache.File> {
+        facts.entries.lazy.compactMap { entry -> StatCache.File? in
+            guard entry.kind == .file, let relative = entry.path.contentsRelative, let sha1 = entry.sha1 else { return nil }
+            return (relative, sha1, entry.executable)
         }
-        return files
     }
 
     /// What the installed folder must hold for `facts`: payload digests, hard links showing

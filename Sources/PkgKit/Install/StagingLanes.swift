@@ -76,14 +76,6 @@ final class StagingLanes: EntrySink {
         if let failure { throw failure }
     }
 
-    /// After `finish`: who every file the lanes wrote is on disk, by its path below the staging
-    /// folder, leaving out the targets of hard links (which any lane may have written).
-    var identities: [String: FileIdentity] {
-        var all = writers.reduce(into: [:]) { all, writer in all.merge(writer.identities) { _, later in later } }
-        for writer in writers { for path in writer.relinked { all[path] = nil } }
-        return all
-    }
-
     /// After `drain`: links the hard links and makes everything durable at once.
     func finish() throws {
         for writer in writers { try writer.linkHardlinks() }

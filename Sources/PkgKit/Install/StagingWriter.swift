@@ -21,14 +21,6 @@ final class StagingWriter: EntrySink {
     let flusher: BackgroundFlusher
     private var hardlinks: [(link: [String], target: [String])] = []
     private let linker: ReusedFileLinker
-    private var fileRelative = ""
-    /// Who every file this writer wrote is on disk, by its path below the staging folder (the
-    /// version folder's, once renamed): what the install's stat cache records without a second
-    /// look. Reused files are not here: removing the version they came from changes them.
-    private(set) var identities: [String: FileIdentity] = [:]
-    /// Paths that a hard link made one file with another after it was written: a link changes
-    /// the file's change time, so what `identities` says of them is no longer true.
-    private(set) var relinked: Set<String> = []
 
     /// Creates the staging folder `name` inside the product folder (or, with `create: false`,
     /// opens it: another writer made it). Writers of one folder share the `flusher` of the first.
@@ -68,7 +60,6 @@ final class StagingWriter: EntrySink {
         case .file:
             let parent = try tree.directory(Array(parts.dropLast()))
             filePath = path + "/" + relative
-            fileRelative = relative
             file = openat(parent, parts.last!, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             guard file >= 0 else { throw InstallError.io(path: filePath, errnoText()) }
             fileWritten = 0
@@ -135,15 +126,12 @@ final class StagingWriter: EntrySink {
             let from = try tree.directory(Array(target.dropLast()), create: false)
             let to = try tree.directory(Array(link.dropLast()))
             try checkCall(linkat(from, target.last!, to, link.last!, 0), path + "/" + link.joined(separator: "/"))
-            relinked.insert(target.joined(separator: "/"))
         }
     }
 
     private func closeFile() {
         if file >= 0 {
             if fileWritten >= Self.writebackMinimum { writeback.start(file, written: fileWritten, minimum: 1) }
-            var info = stat()
-            if fstat(file, &info) == 0 { identities[fileRelative] = FileIdentity(info) }
             close(file)
         }
         file = -1

@@ -86,47 +86,78 @@ struct StatCache: Sendable {
         return cache
     }
 
-    /// Writes the cache of version folder `version` in `product` for `files` (sha1 and first bytes'
-    /// verdict by path), each paired with its identity on disk: as the install saw it once
-    /// written (`identities`, which need not hold every file), or read now. A file whose identity
-    /// cannot be had, or whose times are within `racyMargin` of `now` (nanoseconds since 1970;
-    /// the clock's, unless a test says), is left out. Never fails an install: a cache that cannot
-    /// be written is only a slower next delta.
-    static func write(_ product: ProductFolder, version: String, files: [String: (sha1: String, executable: ExecutableFormat?)],
-                      identities known: [String: FileIdentity]? = nil, now: Int64? = nil) {
-        guard let identities = known ?? (try? InstalledTree.identities(product, version: version)) else { return }
+    /// One file the cache is to record: its path in the version folder, its verified sha1 and its
+    /// first bytes' verdict.
+    typealias File = (path: String, sha1: String, executable: ExecutableFormat?)
+
+    /// Writes the cache of version folder `version` in `product` for `files`, each with who it is
+    /// on disk now. A file that is not a regular file, or whose times are within `racyMargin` of
+    /// `now` (nanoseconds since 1970; the clock's, unless a test says), is left out. Written as it
+    /// goes, through one small buffer, so that a package of 100,000 files costs no more memory than
+    /// one of ten. Never fails an install: a cache that cannot be written is only a slower next delta.
+    static func write(_ product: ProductFolder, version: String, files: some Sequence<File>, now: Int64? = nil) {
         let written = now ?? Int64(Date().timeIntervalSince1970 * 1e9)
-        // Built as bytes, in byte order of the paths: string concatenation and Unicode ordering
-        // took longer than the rest of a 10,000-file delta's bookkeeping.
-        var body: [UInt8] = Array((magic + "\n").utf8)
-        body.reserveCapacity(files.count * 160)
-        func field(_ text: String) { body.append(contentsOf: text.utf8); body.append(UInt8(ascii: "\t")) }
-        func field<T: BinaryInteger>(_ number: T) { field(String(number)) }
-        for (path, file) in files.sorted(by: { $0.key.utf8.lexicographicallyPrecedes($1.key.utf8) }) {
-            guard let identity = identities[path] ?? (known == nil ? nil : identity(of: version + "/" + path, in: product)),
-                  identity.changed < written - racyMargin, identity.modified < written - racyMargin else { continue }
-            field(file.sha1)
-            field(file.executable?.rawValue ?? "-")
-            field(identity.device); field(identity.inode); field(identity.mode)
-            field(identity.size); field(identity.modified); field(identity.changed)
-            body.append(contentsOf: path.utf8)
-            body.append(UInt8(ascii: "\n"))
-        }
-        body.append(contentsOf: ("end " + SHA256.hash(data: body).hexString + "\n").utf8)
+        let folder = openat(product.descriptor, version, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard folder >= 0 else { return }
+        defer { close(folder) }
         let name = fileName(version), temporary = name + ".tmp-" + randomSuffix()
-        do {
-            try Data(body).write(to: URL(fileURLWithPath: product.path(temporary)))
-            try product.rename(temporary, to: name)
-        } catch {
+        let output = openat(product.descriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard output >= 0 else { return }
+        var out = CacheFileOutput(output)
+        out.append(magic + "\n")
+        var info = stat()
+        for file in files {
+            guard fstatat(folder, file.path, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            let identity = FileIdentity(info)
+            guard identity.changed < written - racyMargin, identity.modified < written - racyMargin else { continue }
+            for field in [file.sha1, file.executable?.rawValue ?? "-", String(identity.device), String(identity.inode),
+                          String(identity.mode), String(identity.size), String(identity.modified), String(identity.changed)] {
+                out.append(field)
+                out.append("\t")
+            }
+            out.append(file.path)
+            out.append("\n")
+        }
+        let complete = out.finish()
+        close(output)
+        guard complete, (try? product.rename(temporary, to: name)) != nil else {
             try? product.remove(temporary)
+            return
         }
     }
 
-    /// Who the file at `path` (below the product folder) is now; nil when it is not a regular file.
-    private static func identity(of path: String, in product: ProductFolder) -> FileIdentity? {
-        var info = stat()
-        guard fstatat(product.descriptor, path, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
-        return FileIdentity(info)
+    /// The cache file as it is written: bytes gathered in a buffer, hashed and written out each
+    /// time it fills, and the `end <sha256>` trailer last.
+    private struct CacheFileOutput {
+        private let descriptor: Int32
+        private var buffer: [UInt8] = []
+        private var hasher = SHA256()
+        private var failed = false
+        private static let flushAt = 256 << 10
+
+        init(_ descriptor: Int32) {
+            self.descriptor = descriptor
+            buffer.reserveCapacity(Self.flushAt + 4096)
+        }
+
+        mutating func append(_ text: String) {
+            buffer.append(contentsOf: text.utf8)
+            if buffer.count >= Self.flushAt { flush() }
+        }
+
+        private mutating func flush(hashing: Bool = true) {
+            if hashing { hasher.update(data: buffer) }
+            failed = failed || !buffer.withUnsafeBytes { writeFully(descriptor, $0) }
+            buffer.removeAll(keepingCapacity: true)
+        }
+
+        /// Writes what is left and the trailer; false if any write failed.
+        mutating func finish() -> Bool {
+            flush()
+            buffer.append(contentsOf: ("end " + hasher.finalize().hexString + "\n").utf8)
+            flush(hashing: false)
+            return !failed
+        }
     }
 
     /// True for a stat cache (or a half-written one) whose version folder is not among `versions`.

@@ -6,13 +6,20 @@ import Foundation
 // Unchecked: the drawing state (`lastDraw`, `drawn`) is touched only under `lock`.
 final class ProgressBar: @unchecked Sendable {
     private let enabled: Bool
-    private let start = Date()
+    private let now: () -> Date
+    private let draw: (String) -> Void
+    private let start: Date
     private var lastDraw = Date.distantPast
     private var drawn = false
     private let lock = NSLock()
 
-    init(enabled: Bool) {
-        self.enabled = enabled && isatty(2) == 1
+    /// `terminal`, `now` and `draw` are stderr's, the wall clock and stderr unless a test gives others.
+    init(enabled: Bool, terminal: Bool = isatty(2) == 1, now: @escaping () -> Date = Date.init,
+         draw: @escaping (String) -> Void = { FileHandle.standardError.write(Data($0.utf8)) }) {
+        self.enabled = enabled && terminal
+        self.now = now
+        self.draw = draw
+        start = now()
     }
 
     /// Reports `done` of `total` bytes, of the work `label` names (a product), if given.
@@ -20,10 +27,10 @@ final class ProgressBar: @unchecked Sendable {
         guard enabled else { return }
         lock.lock()
         defer { lock.unlock() }
-        let now = Date()
-        let elapsed = now.timeIntervalSince(start)
-        guard elapsed > 1, now.timeIntervalSince(lastDraw) >= 0.1 else { return }
-        lastDraw = now
+        let moment = now()
+        let elapsed = moment.timeIntervalSince(start)
+        guard elapsed > 1, moment.timeIntervalSince(lastDraw) >= 0.1 else { return }
+        lastDraw = moment
         drawn = true
         let rate = Double(done) / max(elapsed, 0.001)
         let fraction = total > 0 ? min(1, Double(done) / Double(total)) : 0
@@ -33,13 +40,13 @@ final class ProgressBar: @unchecked Sendable {
         let bar = String(repeating: "#", count: filled) + String(repeating: "-", count: width - filled)
         let line = String(format: "\r%@[%@] %3.0f%% %@/%@ %@/s %@ left ", label.map { $0 + " " } ?? "", bar, fraction * 100,
                           Self.bytes(done), Self.bytes(total), Self.bytes(Int64(rate)), Self.duration(left))
-        FileHandle.standardError.write(Data(line.utf8))
+        draw(line)
     }
 
     /// Clears the bar's line, if one was drawn (once: calling it again does nothing).
     func finish() {
         guard enabled, lock.withLock({ () -> Bool in defer { drawn = false }; return drawn }) else { return }
-        FileHandle.standardError.write(Data(("\r" + String(repeating: " ", count: 79) + "\r").utf8))
+        draw("\r" + String(repeating: " ", count: 79) + "\r")
     }
 
     static func bytes(_ count: Int64) -> String {

@@ -219,7 +219,7 @@ public struct PackageScanner {
         } else {
             fact.size = size
         }
-        if let digest = hasher?.finalize() { fact.sha1 = digest.hexString }
+        if let digest = hasher?.finalize() { fact.digest = SHA1Value(bytes: digest) }
         if let declared, outcome.checksumFailure == nil, !outcome.passedLimit { fact.sha1 = declared }
         return outcome
     }

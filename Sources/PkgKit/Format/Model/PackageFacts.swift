@@ -19,8 +19,13 @@ public struct EntryFacts: Sendable {
     public var hardlinkTarget: ArchivePath?
     /// Machine code or script found in the first bytes.
     public var executable: ExecutableFormat?
-    /// Lowercase hex sha1 of the data, when it was read in full.
-    public var sha1: String?
+    /// Lowercase hex sha1 of the data, when it was read in full (or checked against the TOC's).
+    public var sha1: String? {
+        get { digest?.hexString }
+        set { digest = newValue.flatMap(SHA1Value.init(hex:)) }
+    }
+    /// The same sha1 as it is kept: 20 bytes, not a string per file.
+    var digest: SHA1Value?
 
     /// True for regular files (and hard-link originals carrying data) counted in the payload.
     public var isPayloadFile: Bool { kind == .file && path.isInsideContents }
