@@ -62,10 +62,12 @@ public final class BackgroundCommand: @unchecked Sendable {
         return nil
     }
 
-    /// Waits for the process to end; returns its status and output. `status` is the exit status,
+    /// Waits for the process to end (killing it after `seconds`); returns its status and output. `status` is the exit status,
     /// or the signal's number when a signal ended it (`killedBySignal`).
     @discardableResult
-    public func finish() -> (result: CommandResult, killedBySignal: Bool) {
+    public func finish(within seconds: Double = 60) -> (result: CommandResult, killedBySignal: Bool) {
+        // A command that does not end is a failure to report, not a test run that never ends.
+        if !waitUntil(seconds: seconds, { !process.isRunning }) { kill(process.processIdentifier, SIGKILL) }
         process.waitUntilExit()
         let out = (try? String(contentsOfFile: stdoutPath, encoding: .utf8)) ?? ""
         let err = (try? String(contentsOfFile: stderrPath, encoding: .utf8)) ?? ""

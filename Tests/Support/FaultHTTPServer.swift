@@ -173,14 +173,16 @@ public final class FaultHTTPServer: @unchecked Sendable {
 
     /// Stops listening, cuts open connections and waits for every thread to end.
     public func stop() {
-        let open: Set<Int32>? = lock.withLock {
-            if stopped { return nil }
+        // Shut down under the lock that connections are closed under: a descriptor closed and
+        // reused by another test running in this process must never be shut down here.
+        let first: Bool = lock.withLock {
+            if stopped { return false }
             stopped = true
-            return connections
+            shutdown(listener, Int32(SHUT_RDWR))
+            for fd in connections { shutdown(fd, Int32(SHUT_RDWR)) }
+            return true
         }
-        guard let open else { return }
-        shutdown(listener, Int32(SHUT_RDWR))
-        for fd in open { shutdown(fd, Int32(SHUT_RDWR)) }
+        guard first else { return }
         threads.wait()
         close(listener)
     }
@@ -191,7 +193,8 @@ public final class FaultHTTPServer: @unchecked Sendable {
         while true {
             let fd = accept(listener, nil, nil)
             if fd < 0 {
-                if errno == EINTR { continue }
+                // A client that gave up before its connection was taken is not the end.
+                if errno == EINTR || errno == ECONNABORTED { continue }
                 return
             }
             let accepted: Bool = lock.withLock {
@@ -203,8 +206,10 @@ public final class FaultHTTPServer: @unchecked Sendable {
             guard accepted else { close(fd); return }
             Thread.detachNewThread { [self] in
                 serve(fd)
-                lock.withLock { _ = connections.remove(fd) }
-                close(fd)
+                lock.withLock {
+                    _ = connections.remove(fd)
+                    close(fd)
+                }
                 threads.leave()
             }
         }

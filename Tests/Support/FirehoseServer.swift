@@ -10,13 +10,16 @@ import Darwin
 /// It writes without blocking until the socket is full, and counts the client as holding back
 /// once the socket stays full for `patience` seconds.
 public final class FirehoseServer: @unchecked Sendable {
-    // @unchecked: `written` and `held` are guarded by `condition`; the rest is immutable.
+    // @unchecked: `written`, `held`, `done` and `listening` are guarded by `condition`; the rest
+    // is immutable. The listener is closed under that lock and `stop` shuts it down only while
+    // it is open: a number closed and reused by another test in this process is never touched.
     public let port: Int
     private let listener: Int32
     private let condition = NSCondition()
     private var written = 0
     private var held: Int?
     private var done = false
+    private var listening = true
 
     /// Starts serving one response of `bodyBytes` bytes.
     public init(bodyBytes: Int, patience: Double = 0.3) throws {
@@ -39,13 +42,14 @@ public final class FirehoseServer: @unchecked Sendable {
 
     /// Stops the server.
     public func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
+        condition.withLock { if listening { shutdown(listener, Int32(SHUT_RDWR)) } }
     }
 
     private func serve(bodyBytes: Int, patience: Double) {
         defer {
-            close(listener)
             condition.withLock {
+                listening = false
+                close(listener)
                 done = true
                 condition.broadcast()
             }

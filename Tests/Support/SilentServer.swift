@@ -9,13 +9,17 @@ import Darwin
 /// probe for a client stuck before any response (a catalog that never comes). `requests(atLeast:)`
 /// waits until the client's requests have arrived, so a test acts on a condition, not a delay.
 public final class SilentServer: @unchecked Sendable {
-    // @unchecked: `received` and `clients` are guarded by `condition`; the rest is immutable.
+    // @unchecked: `received`, `clients` and `listening` are guarded by `condition`; the rest is
+    // immutable. A descriptor is closed under the same lock that `stop` shuts sockets down under,
+    // and leaves `clients` as it closes: tests run in parallel in one process, and a shutdown of
+    // a number already closed and reused would cut another test's socket.
     /// The port listened on.
     public let port: Int
     private let listener: Int32
     private let condition = NSCondition()
     private var received = 0
     private var clients: [Int32] = []
+    private var listening = true
 
     /// Starts listening on 127.0.0.1 at a free port.
     public init() throws {
@@ -36,18 +40,24 @@ public final class SilentServer: @unchecked Sendable {
 
     /// Stops listening and closes every connection.
     public func stop() {
-        shutdown(listener, Int32(SHUT_RDWR))
         condition.withLock {
+            if listening { shutdown(listener, Int32(SHUT_RDWR)) }
             for client in clients { shutdown(client, Int32(SHUT_RDWR)) }
         }
     }
 
     private func acceptLoop() {
-        defer { close(listener) }
+        defer {
+            condition.withLock {
+                listening = false
+                close(listener)
+            }
+        }
         while true {
             let client = accept(listener, nil, nil)
             guard client >= 0 else {
-                if errno == EINTR { continue }
+                // A client that gave up before its connection was taken is not the end.
+                if errno == EINTR || errno == ECONNABORTED { continue }
                 return
             }
             condition.withLock { clients.append(client) }
@@ -61,7 +71,10 @@ public final class SilentServer: @unchecked Sendable {
                 }
                 // Hold the connection, silent, until the client or `stop` ends it.
                 while read(client, &request, request.count) > 0 {}
-                close(client)
+                condition.withLock {
+                    clients.removeAll { $0 == client }
+                    close(client)
+                }
             }
         }
     }

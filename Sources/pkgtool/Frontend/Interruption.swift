@@ -62,6 +62,11 @@ enum Interruption {
     // Kept alive for the life of the process (releasing a source stops it); appended only by
     // `listen`, on the main thread, before any source fires.
     nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
+    /// Where signals are handled and the grace runs out: a queue of its own, which gets a thread
+    /// even when every worker of the global queues is blocked (in the work itself: opening a FIFO
+    /// no one writes, a long flush). On the global queue, a signal then waited for a worker that
+    /// never came, and the command could not be stopped.
+    private static let queue = DispatchQueue(label: "pkgtool.interruption")
 
     private static func line(_ command: String, _ leaves: String) -> String { "\(command): interrupted; \(leaves)" }
 
@@ -74,9 +79,15 @@ enum Interruption {
         guard sources.isEmpty else { return }
         for number in [SIGINT, SIGTERM] {
             signal(number, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: number, queue: .global())
+            let source = DispatchSource.makeSignalSource(signal: number, queue: queue)
             source.setEventHandler { signalled(number) }
+            // A source is armed some time after `resume`, on libdispatch's own thread; until then
+            // the signal is ignored. The work starts only once both are armed, or a signal sent
+            // while it runs (a busy machine delays the arming) would be lost and the work never stop.
+            let armed = DispatchSemaphore(value: 0)
+            source.setRegistrationHandler { armed.signal() }
             source.resume()
+            armed.wait()
             sources.append(source)
         }
     }
@@ -88,7 +99,7 @@ enum Interruption {
         }
         guard first else { endNow() }
         cancellation.cancel()
-        DispatchQueue.global().asyncAfter(deadline: .now() + grace) {
+        queue.asyncAfter(deadline: .now() + grace) {
             // Work that ended in the meantime says its own outcome (what it wrote is written).
             if !lock.withLock({ settled }) { endNow() }
         }
