@@ -68,7 +68,19 @@ final class PartFile: PackageBytes, @unchecked Sendable {
         try keepPrefix()
     }
 
+    // No lock here: nothing else holds the object any more, and the last reference may be let go
+    // of while the lock is held.
     deinit { if descriptor >= 0 { close(descriptor) } }
+
+    /// Closes the file, which lets the next download of it take its lock at once, whoever still
+    /// holds this object (a transport may release its last reference later). Only once nothing
+    /// reads it any more: reads take the descriptor without the lock.
+    func closeFile() {
+        condition.withLock {
+            if descriptor >= 0 { close(descriptor) }
+            descriptor = -1
+        }
+    }
 
     /// Bytes in the file.
     var length: Int64 { condition.withLock { written } }

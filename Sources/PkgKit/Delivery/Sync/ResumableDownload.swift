@@ -59,6 +59,7 @@ public struct ResumableDownload: Sendable {
     public func run(using transport: any HTTPTransport,
                     progress: (@Sendable (Int64, Int64) -> Void)? = nil) async throws -> Result {
         let part = try PartFile(path: partPath, size: expectedSize, sha256: expectedSHA256, tocSHA256: nil, url: url.absoluteString)
+        defer { part.closeFile() }
         let result = try await run(into: part, using: transport, progress: progress)
         try part.finish()
         return result

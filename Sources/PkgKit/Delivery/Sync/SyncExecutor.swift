@@ -162,6 +162,8 @@ struct SyncExecutor {
         let outcome: WholeDownload
         do {
             let part = try PartFile(path: partPath, size: entry.size, sha256: entry.sha256, tocSHA256: entry.tocSHA256, url: shown)
+            // Both the download and the install from it have ended when `streamed` returns.
+            defer { part.closeFile() }
             outcome = try await streamed(update, into: part, folder: folder, options: installOptions)
         } catch let error as DownloadError where error.disposition == .refused {
             // Not the catalog's bytes: nothing of them is kept.
