@@ -49,7 +49,7 @@ import TestSupport
         let header = try FileHandle(forReadingFrom: URL(fileURLWithPath: v2.pkg)).read(upToCount: 28)!
         let tocLength = header[8..<16].reduce(Int64(0)) { $0 << 8 | Int64($1) }
         try Self.assemble(v2.pkg, into: sparse, ranges: [0 ..< 28 + tocLength + 20])
-        let (toc, wanted) = try #require(DeltaPlan.wantedFiles(inTOCOf: sparse))
+        let (toc, wanted, memo) = try #require(DeltaPlan.wantedFiles(inTOCOf: sparse))
         let product = try #require(try ProductFolder.open(documents: s.documents, identifier: Self.id, create: false))
         let sizes = DeltaPlan.sizes(of: wanted)
         let installed = try InstalledTree.scan(product, version: "1.0") { sizes.contains($0) }
@@ -61,10 +61,13 @@ import TestSupport
         #expect(plan.fetchBytes < 50_000, "fetching \(plan.fetchBytes) bytes")
         try Self.assemble(v2.pkg, into: sparse, ranges: [0 ..< 28 + tocLength + 20] + plan.fetch)
 
-        let report = try installer.install(.delta(sparse, shownAs: "v2.pkg", name: "1.1.pkg", reused: plan.reused, reusedEntries: plan.reusedEntries), into: product,
+        // The install takes the TOC as the plan parsed it (both of its passes).
+        let report = try installer.install(.delta(sparse, shownAs: "v2.pkg", name: "1.1.pkg", reused: plan.reused, reusedEntries: plan.reusedEntries,
+                                                  memo: memo), into: product,
                                            options: InstallOptions(expectedProductIdentifier: Self.id, expectedContentVersion: "1.1"))
         #expect(report.status == .installed, "\(report.diagnostics)")
         #expect(report.fileCount == 6)
+        #expect(memo.timesTaken == 2, "the first look and the full pass both took the TOC the plan parsed")
         let deltaTree = snapshot(s.documents + "/\(Self.id)/1.1")
         #expect(differences(s.documents + "/\(Self.id)/1.1", expected: snapshot(v2.contents)).isEmpty)
 
@@ -93,7 +96,7 @@ import TestSupport
         let sparse = s.path("Documents/\(Self.id)/.delta-1.1.part")
         let size = Int64(try FileManager.default.attributesOfItem(atPath: v2.pkg)[.size] as! Int)
         try Self.assemble(v2.pkg, into: sparse, ranges: [0 ..< size])
-        let (toc, wanted) = try #require(DeltaPlan.wantedFiles(inTOCOf: sparse))
+        let (toc, wanted, _) = try #require(DeltaPlan.wantedFiles(inTOCOf: sparse))
         let product = try #require(try ProductFolder.open(documents: s.documents, identifier: Self.id, create: false))
         let installed = try InstalledTree.scan(product, version: "1.0")
         let plan = try #require(DeltaPlan.make(wanted: wanted, heapStart: toc.heapStart, packageSize: size, installed: installed, version: "1.0"))

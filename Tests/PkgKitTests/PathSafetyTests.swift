@@ -57,4 +57,15 @@ import Testing
         #expect(PathSafety.problem(with: Array("Contents/".utf8) + [0xFF])?.contains("not valid UTF-8") == true)
         #expect(PathSafety.problem(with: Array(repeating: UInt8(ascii: "a"), count: PackageLimits.maxPathBytes + 1))?.contains("keep paths within") == true)
     }
+
+    /// What an install checks again of every path it writes, whatever the rules said: a name in
+    /// every component, so that nothing is written beside or above the staging folder.
+    @Test(arguments: [
+        ("a.txt", true), ("dir/a.txt", true), ("a..b/.hidden/...", true), (".x", true),
+        ("", false), ("/a", false), ("a/", false), ("a//b", false), (".", false), ("..", false),
+        ("a/../b", false), ("a/./b", false), ("../a", false), ("a/..", false),
+    ])
+    func anInstallWritesOnlyPathsOfNames(_ path: String, _ safe: Bool) {
+        #expect(PathSafety.componentsAreNames(path) == safe)
+    }
 }

@@ -72,9 +72,10 @@ public struct Installer: Sendable {
     /// holds it from before the download); otherwise it is opened, created if need be, locked and
     /// cleaned of leftovers here.
     func install(_ source: PackageSource, into held: ProductFolder?, options: InstallOptions) throws -> InstallReport {
-        // The first look's table of contents serves the full pass, when the file has not changed.
+        // The first look's table of contents (or the one the source came with) serves the full
+        // pass, when the file has not changed.
         var source = source
-        source.memo = XarTableMemo()
+        if source.memo == nil { source.memo = XarTableMemo() }
         var context = RuleContext(purpose: .extract, limits: options.limits, expectedProductIdentifier: options.expectedProductIdentifier,
                                   expectedContentVersion: options.expectedContentVersion)
         context.expectationsFrom = options.expectationsFrom

@@ -14,7 +14,7 @@ final class ReusedFileLinker {
     let productPath: String
     /// The installed folder the last file came from, kept open for the next: files come folder
     /// by folder, and opening every folder of the path again for each file cost more than the link.
-    private var source: (key: String, descriptor: Int32)?
+    private var source: (version: String, folder: String, descriptor: Int32)?
 
     init(product: Int32, productPath: String) {
         self.product = product
@@ -24,17 +24,18 @@ final class ReusedFileLinker {
     deinit { closeSource() }
 
     /// Creates `name` in the folder `parent` with the reused file's bytes.
-    func place(_ reused: ReusedFile, in parent: Int32, name: String, shownAs target: String) throws {
-        let parts = reused.relativePath.split(separator: "/").map(String.init)
-        let sourcePath = productPath + "/" + reused.version + "/" + reused.relativePath
-        guard !parts.isEmpty, parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else {
-            throw InstallError.packageChanged("\(sourcePath): not a path inside the installed version")
+    func place(_ reused: ReusedFile, in parent: Int32, name: String, shownAs target: @autoclosure () -> String) throws {
+        let relative = reused.relativePath
+        let sourcePath = { self.productPath + "/" + reused.version + "/" + relative }
+        guard PathSafety.componentsAreNames(relative) else {
+            throw InstallError.packageChanged("\(sourcePath()): not a path inside the installed version")
         }
-        let folder = try sourceFolder(version: reused.version, parts.dropLast(), sourcePath: sourcePath)
-        let last = parts.last!
+        let slash = relative.lastIndex(of: "/")
+        let folder = try sourceFolder(version: reused.version, slash.map { relative[..<$0] } ?? "", sourcePath: sourcePath)
+        let last = String(slash.map { relative[relative.index(after: $0)...] } ?? relative[...])
         var info = stat()
         guard fstatat(folder, last, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG,
-              FileIdentity(info) == reused.identity else { throw changed(sourcePath) }
+              FileIdentity(info) == reused.identity else { throw changed(sourcePath()) }
         // A file whose mode was changed since it was installed is copied: the new version's files are 0644.
         if info.st_mode & 0o7777 == 0o644 {
             if linkat(folder, last, parent, name, 0) == 0 { return }
@@ -42,26 +43,26 @@ final class ReusedFileLinker {
             errno = EPERM
         }
         guard errno == EPERM || errno == EMLINK || errno == EXDEV || errno == ENOTSUP || errno == EOPNOTSUPP else {
-            throw InstallError.io(path: target, errnoText())
+            throw InstallError.io(path: target(), errnoText())
         }
-        try copy(from: folder, last, sourcePath: sourcePath, to: parent, name, target: target, expected: reused)
+        try copy(from: folder, last, sourcePath: sourcePath(), to: parent, name, target: target(), expected: reused)
     }
 
-    /// The installed folder `version/parts…`, each component opened without following links (the
-    /// installed tree may have been edited); the one of the last call when it is the same.
-    private func sourceFolder(version: String, _ parts: ArraySlice<String>, sourcePath: String) throws -> Int32 {
-        let key = ([version] + parts).joined(separator: "/")
-        if let source, source.key == key { return source.descriptor }
+    /// The installed folder `version/relative` (components checked by the caller), each
+    /// component opened without following links (the installed tree may have been edited); the
+    /// one of the last call when it is the same.
+    private func sourceFolder(version: String, _ relative: Substring, sourcePath: () -> String) throws -> Int32 {
+        if let source, source.version == version, source.folder == relative { return source.descriptor }
         closeSource()
         var folder = openat(product, version, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
-        guard folder >= 0 else { throw changed(sourcePath) }
-        for component in parts {
-            let next = openat(folder, component, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard folder >= 0 else { throw changed(sourcePath()) }
+        for component in relative.split(separator: "/") {
+            let next = openat(folder, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
             close(folder)
-            guard next >= 0 else { throw changed(sourcePath) }
+            guard next >= 0 else { throw changed(sourcePath()) }
             folder = next
         }
-        source = (key, folder)
+        source = (version, String(relative), folder)
         return folder
     }
 

@@ -6,6 +6,8 @@ final class StagingTree {
     let root: Int32
     let path: String
     private var open: [String: Int32] = [:]
+    /// The folder the last `directory(relative:)` call answered: entries come folder by folder.
+    private var last: (key: String, descriptor: Int32)?
 
     init(root: Int32, path: String) {
         self.root = root
@@ -30,6 +32,16 @@ final class StagingTree {
         return fd
     }
 
+    /// The folder `relative` ("a/b"; empty for the root), its components already checked, made
+    /// when missing; the previous call's folder is answered without taking the path apart.
+    func directory(relative folder: Substring, create: Bool = true) throws -> Int32 {
+        if folder.isEmpty { return root }
+        if let last, last.key == folder { return last.descriptor }
+        let descriptor = try directory(folder.split(separator: "/", omittingEmptySubsequences: false).map(String.init), create: create)
+        last = (String(folder), descriptor)
+        return descriptor
+    }
+
     /// Bounds the open descriptors. Called between entries, never while a caller still holds a
     /// descriptor from `directory` (a hard link needs two at once).
     func trim() {
@@ -40,6 +52,7 @@ final class StagingTree {
     func closeFolders() {
         for fd in open.values { close(fd) }
         open.removeAll()
+        last = nil
     }
 
     /// Makes every file and folder written so far durable, in one batch: one `syncfs` of the

@@ -47,20 +47,22 @@ final class StagingWriter: EntrySink {
         closeFile()
         tree.trim()
         guard let relative = entry.path.contentsRelative, !relative.isEmpty else { return }
-        let parts = relative.split(separator: "/", omittingEmptySubsequences: false).map(String.init)
-        guard parts.allSatisfy({ !$0.isEmpty && $0 != "." && $0 != ".." }) else {
+        guard PathSafety.componentsAreNames(relative) else {
             throw InstallError.packageChanged("\(entry.path): unsafe path while installing")
         }
+        let slash = relative.lastIndex(of: "/")
+        let folder = slash.map { relative[..<$0] } ?? ""
+        let name = String(slash.map { relative[relative.index(after: $0)...] } ?? relative[...])
         switch entry.kind {
         case .directory:
-            _ = try tree.directory(parts)
+            _ = try tree.directory(relative: relative[...])
         case .file where entry.reused != nil:
-            let parent = try tree.directory(Array(parts.dropLast()))
-            try linker.place(entry.reused!, in: parent, name: parts.last!, shownAs: path + "/" + relative)
+            let parent = try tree.directory(relative: folder)
+            try linker.place(entry.reused!, in: parent, name: name, shownAs: self.path + "/" + relative)
         case .file:
-            let parent = try tree.directory(Array(parts.dropLast()))
+            let parent = try tree.directory(relative: folder)
             filePath = path + "/" + relative
-            file = openat(parent, parts.last!, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+            file = openat(parent, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
             guard file >= 0 else { throw InstallError.io(path: filePath, errnoText()) }
             fileWritten = 0
             writeback = DiskWriteback()
@@ -68,11 +70,11 @@ final class StagingWriter: EntrySink {
             // The umask must not decide a content file's mode.
             fchmod(file, 0o644)
         case .symlink:
-            let parent = try tree.directory(Array(parts.dropLast()))
-            try checkCall(symlinkat(String(decoding: entry.linkTarget ?? [], as: UTF8.self), parent, parts.last!), path + "/" + relative)
+            let parent = try tree.directory(relative: folder)
+            try checkCall(symlinkat(String(decoding: entry.linkTarget ?? [], as: UTF8.self), parent, name), path + "/" + relative)
         case .hardlink:
             if let target = entry.hardlinkTarget?.contentsRelative {
-                hardlinks.append((parts, target.split(separator: "/").map(String.init)))
+                hardlinks.append((relative.split(separator: "/").map(String.init), target.split(separator: "/").map(String.init)))
             }
         default:
             throw InstallError.packageChanged("\(entry.path): a \(entry.kind.rawValue) cannot be installed")

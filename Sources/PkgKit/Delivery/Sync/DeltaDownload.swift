@@ -19,8 +19,9 @@ struct DeltaDownload: Sendable {
 
     /// What the first step found.
     enum TableOfContents: Sendable {
-        /// The header and TOC are in the copy, checked; bytes `0 ..< fetched` are there.
-        case ready(XarTableOfContents, files: [DeltaPlan.WantedFile], fetched: Int64)
+        /// The header and TOC are in the copy, checked; bytes `0 ..< fetched` are there. `memo`
+        /// holds the parsed TOC, for the install from the copy not to parse it again.
+        case ready(XarTableOfContents, files: [DeltaPlan.WantedFile], fetched: Int64, memo: XarTableMemo)
         /// The server answered the Range request with the whole file (200). With `acceptWhole`
         /// it is now in the copy, checked against the catalog's size and sha256; without, the
         /// transfer was dropped at once.
@@ -33,7 +34,7 @@ struct DeltaDownload: Sendable {
     struct RangesIgnored: Error {}
 
     /// Step one: the header and TOC into `copy`. `received` counts every byte that arrives.
-    func fetchTableOfContents(into copy: SparseCopy, acceptWhole: Bool, received: ByteCounter,
+    func fetchTableOfContents(into copy: SparseCopy, acceptWhole: Bool, received: ByteCounter, limits: PackageLimits,
                               progress: (@Sendable (Int64, Int64) -> Void)?) async throws -> TableOfContents {
         guard let tocSHA256 = entry.tocSHA256 else { return .notApplicable("the catalog gives no tocSHA256") }
         // The header and (most likely) the whole TOC and its checksum in one request. A server
@@ -69,10 +70,10 @@ struct DeltaDownload: Sendable {
         guard digest == tocSHA256.lowercased() else {
             throw DownloadError.tableOfContentsMismatch(url: url.absoluteString, expected: tocSHA256, actual: digest)
         }
-        guard let (toc, files) = DeltaPlan.wantedFiles(inTOCOf: copy.path) else {
-            return .notApplicable("its table of contents does not parse")
+        guard let (toc, files, memo) = DeltaPlan.wantedFiles(inTOCOf: copy.path, limits: limits) else {
+            return .notApplicable("its table of contents is not one pkgtool reads itself")
         }
-        return .ready(toc, files: files, fetched: fetched)
+        return .ready(toc, files: files, fetched: fetched, memo: memo)
     }
 
     /// The ranges step two fetches for `plan`: its files' data and the TOC's checksum, without

@@ -76,16 +76,27 @@ struct DeltaPlan: Sendable {
         Set(wanted.lazy.filter { $0.path.isInsideContents && $0.size > 0 && $0.sha1 != nil }.map(\.size))
     }
 
-    /// Every regular file the TOC of the xar at `path` describes (only the header and TOC need to
-    /// be there: a sparse copy will do), with the parsed TOC; nil when the TOC does not parse.
-    static func wantedFiles(inTOCOf path: String) -> (toc: XarTableOfContents, files: [WantedFile])? {
+    /// Every regular file the TOC of the xar at `path` describes (only the header, the TOC and its
+    /// checksum need to be there: a sparse copy will do), with the parsed TOC, and `memo` holding
+    /// it for an install from the same file; nil when pkgtool's own reader does not read it.
+    static func wantedFiles(inTOCOf path: String, limits: PackageLimits = PackageLimits())
+        -> (toc: XarTableOfContents, files: [WantedFile], memo: XarTableMemo)? {
+        let memo = XarTableMemo()
+        guard case .reader = try? XarReader.open(path: path, limits: limits, memo: memo), let parsed = memo.peek() else { return nil }
+        return (parsed.toc, wantedFiles(in: parsed.table), memo)
+    }
+
+    /// Every regular file a parsed TOC describes, by its place in document order.
+    static func wantedFiles(in table: XarEntryTable) -> [WantedFile] {
         var files: [WantedFile] = []
-        guard let toc = try? XarTableOfContents.read(path, keepEntries: false, visit: { entry in
-            guard entry.type == "file" else { return }
-            let sha1 = entry.extractedStyle?.lowercased() == "sha1" ? entry.extractedChecksum : nil
-            files.append(WantedFile(order: entry.order, path: ArchivePath(raw: entry.pathBytes), size: entry.size ?? 0,
-                                    offset: entry.offset, length: entry.length, sha1: sha1))
-        }) else { return nil }
-        return (toc, files)
+        for index in table.records.indices where table.records[index].kind == .file {
+            let record = table.records[index]
+            // A path too long to hold is never reused (it is fetched, and the install judges it).
+            let path = table.path(at: index, limit: 4 * PackageLimits.maxPathBytes) ?? []
+            files.append(WantedFile(order: index, path: ArchivePath(raw: path), size: max(record.size, 0),
+                                    offset: record.hasData ? record.offset : nil, length: record.hasData ? record.length : nil,
+                                    sha1: record.extractedStyle == .sha1 ? table.extractedDigest(record).hexString : nil))
+        }
+        return files
     }
 }

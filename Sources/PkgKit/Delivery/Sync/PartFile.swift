@@ -18,7 +18,11 @@ internal import CSyscalls
 /// What the installer has read it will not read again: that part of the file is written out and
 /// its pages handed back to the system (`release(_:of:)`), so that the version being staged
 /// writes into pages the system already has instead of taking new ones for every byte, and a
-/// large download never fills the page cache twice over.
+/// large download never fills the page cache twice over. For the same reason a download that an
+/// installer reads is kept at most `leadLimit` bytes ahead of it (`waitForRoom`): bytes that
+/// arrive far ahead of the install each take a page of their own, and on a machine whose memory
+/// costs the most the first time it is touched those pages cost more than the install saves by
+/// having them early.
 final class PartFile: PackageBytes, @unchecked Sendable {
     // @unchecked: every mutable field is guarded by `condition`; the descriptor is only written
     // under it, and read with `pread` (safe from any thread).
@@ -41,6 +45,15 @@ final class PartFile: PackageBytes, @unchecked Sendable {
     /// The furthest byte any read reached, and how far pages were given back.
     private var readFrontier: Int64 = 0
     private var released: Int64 = 0
+    /// The furthest byte any read asked for, answered or still waiting.
+    private var wanted: Int64 = 0
+    /// How far the download may run ahead of the reads (nil: as far as it likes).
+    private var lead: Int64?
+    /// The download, waiting for the reads to catch up.
+    private var roomWaiters: [CheckedContinuation<Void, Never>] = []
+
+    /// How far ahead of an installer reading it a download is let run.
+    static let leadLimit: Int64 = 32 << 20
 
     /// Pages are given back in steps of this many bytes, this far behind the furthest read (the
     /// installer's read-ahead workers read ahead of the reader that hands the data over).
@@ -213,6 +226,58 @@ final class PartFile: PackageBytes, @unchecked Sendable {
             if failure == nil && !verified { failure = error }
             condition.broadcast()
         }
+        wakeRoomWaiters()
+    }
+
+    /// From now on the download waits (`waitForRoom`) whenever it is `limit` bytes ahead of
+    /// the furthest read, until `stopPacing`.
+    func pace(within limit: Int64 = PartFile.leadLimit) {
+        condition.withLock { lead = limit }
+    }
+
+    /// The reader is done (or no longer reads in order): the download runs free.
+    func stopPacing() {
+        condition.withLock { lead = nil }
+        wakeRoomWaiters()
+    }
+
+    /// Returns once the download may write more: it is less than the lead ahead of what the
+    /// reader asked for, nobody paces it, or the file failed. Any read waiting for bytes not yet
+    /// written lets it go on at once, so the two never wait for each other. Returns early when
+    /// the task is cancelled (the caller's next step throws).
+    func waitForRoom() async {
+        while !condition.withLock({ hasRoom }) && !Task.isCancelled {
+            await withTaskCancellationHandler {
+                await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
+                    let now: Bool = condition.withLock {
+                        if hasRoom || Task.isCancelled { return true }
+                        roomWaiters.append(waiter)
+                        return false
+                    }
+                    if now { waiter.resume() }
+                }
+            } onCancel: {
+                wakeRoomWaiters()
+            }
+        }
+    }
+
+    /// Whether the download is waiting for the reads to catch up.
+    var downloadIsWaiting: Bool { condition.withLock { !roomWaiters.isEmpty } }
+
+    /// Whether the download may write on. Called under the lock.
+    private var hasRoom: Bool {
+        guard let lead, failure == nil else { return true }
+        return written - max(wanted, readFrontier) < lead
+    }
+
+    /// Lets the waiting download check again.
+    private func wakeRoomWaiters() {
+        let waiters: [CheckedContinuation<Void, Never>] = condition.withLock {
+            defer { roomWaiters = [] }
+            return roomWaiters
+        }
+        for waiter in waiters { waiter.resume() }
     }
 
     /// Waits until the download is over and its sha256 matched (returns), or it failed (throws
@@ -228,6 +293,11 @@ final class PartFile: PackageBytes, @unchecked Sendable {
     func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
         guard offset < size else { return 0 }
         let end = min(offset + Int64(buffer.count), size)
+        let wake: Bool = condition.withLock {
+            wanted = max(wanted, end)
+            return !roomWaiters.isEmpty && hasRoom
+        }
+        if wake { wakeRoomWaiters() }
         let descriptor: Int32 = try condition.withLock {
             while written < end && failure == nil { condition.wait() }
             if written < end, let failure { throw failure }

@@ -113,6 +113,7 @@ public struct ResumableDownload: Sendable {
             }, onBody: { chunk in
                 try part.append(chunk)
                 progress?(part.length, size)
+                await part.waitForRoom()
             })
         } catch let error as TransportError {
             switch error {

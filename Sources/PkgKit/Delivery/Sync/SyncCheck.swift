@@ -134,7 +134,7 @@ extension SyncClient {
                 guard let folder else { return }
                 let probe = DeltaProbe(download: DeltaDownload(url: update.url, entry: update.entry, transport: transport,
                                                                retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy))
-                if let bytes = try await probe.bytesToDownload(against: folder, version: version) {
+                if let bytes = try await probe.bytesToDownload(against: folder, version: version, limits: options.limits) {
                     check.delta = true
                     check.bytesToDownload = bytes
                     server.honoursRange = true
@@ -157,18 +157,18 @@ private final class DeltaProbe: @unchecked Sendable {
     init(download: DeltaDownload) { self.download = download }
 
     /// Header and TOC plus the changed files' stored bytes; nil when no delta would apply.
-    func bytesToDownload(against folder: ProductFolder, version: String) async throws -> Int64? {
+    func bytesToDownload(against folder: ProductFolder, version: String, limits: PackageLimits) async throws -> Int64? {
         let scratch = try ScratchFolder()
         defer { scratch.remove() }
         let copy = try SparseCopy(folder: scratch.descriptor, name: "toc.part", path: scratch.path + "/toc.part", size: download.entry.size)
-        switch try await download.fetchTableOfContents(into: copy, acceptWhole: false, received: ByteCounter(), progress: nil) {
+        switch try await download.fetchTableOfContents(into: copy, acceptWhole: false, received: ByteCounter(), limits: limits, progress: nil) {
         case .whole:
             reason = .serverIgnoresRange
             return nil
         case .notApplicable:
             reason = .noTableOfContents
             return nil
-        case .ready(let toc, let files, let fetched):
+        case .ready(let toc, let files, let fetched, _):
             let sizes = DeltaPlan.sizes(of: files), cache = StatCache.read(folder, version: version)
             let installed = try await BlockingWork.run { try InstalledTree.scan(folder, version: version, cache: cache) { sizes.contains($0) } }
             guard let plan = DeltaPlan.make(wanted: files, heapStart: toc.heapStart, packageSize: download.entry.size,

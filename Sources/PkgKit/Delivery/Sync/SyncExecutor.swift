@@ -118,7 +118,8 @@ struct SyncExecutor {
         // the header and TOC are fetched.
         let cache = StatCache.read(folder, version: version)
         async let scanned = BlockingWork.run { try InstalledTree.scan(folder, version: version, cache: cache) }
-        switch try await download.fetchTableOfContents(into: copy, acceptWhole: true, received: received, progress: progress) {
+        switch try await download.fetchTableOfContents(into: copy, acceptWhole: true, received: received, limits: options.limits,
+                                                        progress: progress) {
         case .whole:
             let report = try await BlockingWork.run {
                 try installer.install(.file(copy.path, shownAs: shown, name: fileName), into: folder, options: installOptions)
@@ -126,7 +127,7 @@ struct SyncExecutor {
             return .installedWhole(report)
         case .notApplicable:
             return .fallBack(.noTableOfContents)
-        case .ready(let toc, let files, let fetched):
+        case .ready(let toc, let files, let fetched, let memo):
             server.honoursRange = true
             let installed = try await scanned
             guard let plan = DeltaPlan.make(wanted: files, heapStart: toc.heapStart, packageSize: update.entry.size,
@@ -140,7 +141,8 @@ struct SyncExecutor {
                 server.honoursRange = false
                 return .fallBack(.serverIgnoresRange)
             }
-            let source = PackageSource.delta(copy.path, shownAs: shown, name: fileName, reused: plan.reused, reusedEntries: plan.reusedEntries)
+            let source = PackageSource.delta(copy.path, shownAs: shown, name: fileName, reused: plan.reused,
+                                             reusedEntries: plan.reusedEntries, memo: memo)
             do {
                 let report = try await BlockingWork.run { try installer.install(source, into: folder, options: installOptions) }
                 return .installed(report, files: plan.fetchedFiles)
@@ -218,7 +220,12 @@ struct SyncExecutor {
             return WholeDownload(downloaded: downloaded, report: nil)
         }
         var streaming = installOptions
-        streaming.beforeCommit = { try part.waitUntilVerified() }
+        // The install reads no more before its commit: the download must not wait for it.
+        streaming.beforeCommit = {
+            part.stopPacing()
+            try part.waitUntilVerified()
+        }
+        part.pace()
         let installer = Installer(documents: client.documents), gated = streaming
         let source = PackageSource.arriving(part, shownAs: update.url.absoluteString, name: update.url.lastPathComponent)
         return try await withThrowingTaskGroup(of: StreamStep.self) { group in
@@ -233,6 +240,8 @@ struct SyncExecutor {
                 }
             }
             group.addTask {
+                // However the install ends, it reads no more.
+                defer { part.stopPacing() }
                 do {
                     return .installed(try await BlockingWork.run { try installer.install(source, into: folder, options: gated) })
                 } catch {

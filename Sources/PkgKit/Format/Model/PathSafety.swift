@@ -42,4 +42,20 @@ public enum PathSafety {
         }
         return nil
     }
+
+    /// Whether every component of the relative path `path` is a name: none empty, `.` or `..`.
+    /// What an install checks again of every path it writes, whatever the rules judged.
+    static func componentsAreNames(_ path: String) -> Bool {
+        var length = 0, dots = 0
+        for byte in path.utf8 {
+            if byte == UInt8(ascii: "/") {
+                if length == 0 || (length == dots && dots <= 2) { return false }
+                (length, dots) = (0, 0)
+            } else {
+                length += 1
+                if byte == UInt8(ascii: ".") { dots += 1 }
+            }
+        }
+        return length > 0 && !(length == dots && dots <= 2)
+    }
 }

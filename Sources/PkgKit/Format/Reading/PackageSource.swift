@@ -40,10 +40,11 @@ struct PackageSource: Sendable {
     /// A delta update's package: the sparse local copy at `path` (header, TOC and the fetched heap
     /// ranges), read by pkgtool's own xar reader, with `reused` files taken from the installed version.
     /// `reusedEntries` are the same files by their index in the TOC: their (never downloaded) heap
-    /// ranges are not read, even by the reader's read-ahead.
+    /// ranges are not read, even by the reader's read-ahead. `memo` holds the TOC as the plan
+    /// parsed it, when it did.
     static func delta(_ path: String, shownAs shown: String, name: String, reused: [ArchivePath: ReusedFile],
-                      reusedEntries: Set<Int>) -> PackageSource {
-        PackageSource(path: shown) { limits, memo in
+                      reusedEntries: Set<Int>, memo: XarTableMemo? = nil) -> PackageSource {
+        var source = PackageSource(path: shown) { limits, memo in
             guard case .reader(let reader) = try XarReader.open(path: path, limits: limits, dataWanted: { !reusedEntries.contains($0) },
                                                                 memo: memo) else {
                 throw ReadError.unreadable(path: nil, "the package's table of contents is not one pkgtool reads itself: download it whole")
@@ -53,5 +54,7 @@ struct PackageSource: Sendable {
             facts.archiveBytes = reader.progress.total
             return PackageOpener.Opened(reader: DeltaReader(reader, reused: reused), facts: facts)
         }
+        source.memo = memo
+        return source
     }
 }

@@ -58,7 +58,8 @@ final class XarReader: PackageReader, ReadAheadReader {
     /// TOC it was parsed from, and the table parsed here is kept for the next pass.
     static func open(_ bytes: PackageBytes, path: String, limits: PackageLimits, dataWanted: ((_ entryIndex: Int) -> Bool)? = nil,
                      memo: XarTableMemo? = nil) throws -> Opening {
-        if let kept = memo?.take(), let reader = try reopen(bytes, path: path, kept: kept, limits: limits, dataWanted: dataWanted) {
+        if let memo, let kept = memo.take(), let reader = try reopen(bytes, path: path, kept: kept, limits: limits, dataWanted: dataWanted) {
+            memo.keep(kept)
             return .reader(reader)
         }
         var table = XarEntryTable()

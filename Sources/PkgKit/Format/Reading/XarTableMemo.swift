@@ -9,7 +9,8 @@ import Foundation
 /// (the work of checking the TOC's own checksum, done anyway), and takes the table only when that
 /// digest and the header are the ones the table was parsed from; otherwise it parses afresh.
 /// Only small tables are kept (`maxKeptBytes`), so that keeping one never raises an install's
-/// peak memory by more than that; a table is handed out once.
+/// peak memory by more than that. A table taken and found to fit is kept again, for the pass after
+/// (a delta sync parses the TOC to plan, then installs with two passes over the same copy).
 // Unchecked: `kept` is touched only under `lock`; `XarEntryTable` is a value.
 final class XarTableMemo: @unchecked Sendable {
     /// What a pass parsed, and what identifies the TOC it parsed.
@@ -25,6 +26,10 @@ final class XarTableMemo: @unchecked Sendable {
 
     private let lock = NSLock()
     private var kept: Kept?
+    private var taken = 0
+
+    /// How many passes have taken a table from here.
+    var timesTaken: Int { lock.withLock { taken } }
 
     /// Keeps what a pass parsed, when small enough, for the next pass.
     func keep(_ value: Kept) {
@@ -34,12 +39,18 @@ final class XarTableMemo: @unchecked Sendable {
         lock.unlock()
     }
 
+    /// What the previous pass kept, if any, left kept.
+    func peek() -> Kept? {
+        lock.withLock { kept }
+    }
+
     /// What the previous pass kept, if any; it is no longer kept.
     func take() -> Kept? {
         lock.lock()
         defer { lock.unlock() }
         let value = kept
         kept = nil
+        if value != nil { taken += 1 }
         return value
     }
 }
