@@ -57,6 +57,7 @@ let package = Package(
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOFoundationCompat", package: "swift-nio", condition: .when(platforms: [.linux])),
             ],
             // The layer table that LayeringTests holds the sources to.
             exclude: ["README.md"]),

@@ -29,7 +29,7 @@ import TestSupport
 
         #expect(tree.files.count == expected.count)
         for file in tree.files {
-            #expect(expected[file.relativePath] == file.sha1, "\(file.relativePath)")
+            #expect(expected[file.relativePath] == file.sha1.hexString, "\(file.relativePath)")
             var info = stat()
             #expect(stat(s.path(version + "/" + file.relativePath), &info) == 0)
             #expect(file.identity == FileIdentity(info), "\(file.relativePath)")

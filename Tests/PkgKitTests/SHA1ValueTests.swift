@@ -13,13 +13,32 @@ import Testing
             #expect(value.hexString == digest.hexString)
             #expect(SHA1Value(hex: digest.hexString) == value)
             #expect(SHA1Value(hex: digest.hexString.uppercased()) == value, "xar writers may spell digests in capitals")
+            #expect(SHA1Value(digest) == value)
         }
+    }
+
+    /// The stat cache spells digests into its bytes and reads them back from its bytes, never
+    /// through a String: both ways must agree with the hex a String gives.
+    @Test func digestsGoIntoBytesAndComeBackFromThem() throws {
+        for seed in 0..<64 {
+            let value = SHA1Value(Insecure.SHA1.hash(data: pseudoRandomBytes(seed)))
+            var line: [UInt8] = Array("path\t".utf8)
+            value.appendHex(to: &line)
+            #expect(String(decoding: line, as: UTF8.self) == "path\t" + value.hexString)
+            #expect(SHA1Value(hexBytes: line.dropFirst(5)) == value)
+            #expect(SHA1Value(hexBytes: line.dropFirst(4)) == nil, "41 bytes are not a digest")
+        }
+    }
+
+    private func pseudoRandomBytes(_ seed: Int) -> Data {
+        Data((0..<(seed * 7 + 1)).map { UInt8(truncatingIfNeeded: $0 &* 31 &+ seed) })
     }
 
     @Test(arguments: ["", String(repeating: "a", count: 39), String(repeating: "a", count: 41), String(repeating: "g", count: 40),
                       "da39a3ee5e6b4b0d3255bfef95601890afd8070 "])
     func whatIsNotASHA1IsRefused(_ text: String) {
         #expect(SHA1Value(hex: text) == nil)
+        #expect(SHA1Value(hexBytes: Array(text.utf8)) == nil)
     }
 
     @Test func onlyTwentyBytesMakeADigest() {

@@ -23,7 +23,9 @@ import TestSupport
     /// The install's cache written again as if a second later: every entry in, none racy.
     func rewriteCache(_ product: ProductFolder, sha1: [String: String]? = nil) throws {
         let installed = try InstalledTree.scan(product, version: "1.0")
-        let files = installed.files.map { (path: $0.relativePath, sha1: sha1?[$0.relativePath] ?? $0.sha1, executable: $0.executable) }
+        let files = installed.files.map {
+            (path: $0.relativePath, sha1: sha1?[$0.relativePath].flatMap(SHA1Value.init(hex:)) ?? $0.sha1, executable: $0.executable)
+        }
         StatCache.write(product, version: "1.0", files: files, now: Int64(Date().timeIntervalSince1970 * 1e9) + 1_000_000_000)
     }
 
@@ -33,7 +35,7 @@ import TestSupport
         // A sha1 that is not the file's: taken as it is, which proves the file was not read.
         try rewriteCache(product, sha1: ["kept.bin": String(repeating: "a", count: 40)])
         let tree = try InstalledTree.scan(product, version: "1.0", cache: StatCache.read(product, version: "1.0"))
-        #expect(tree.files.first { $0.relativePath == "kept.bin" }?.sha1 == String(repeating: "a", count: 40))
+        #expect(tree.files.first { $0.relativePath == "kept.bin" }?.sha1.hexString == String(repeating: "a", count: 40))
     }
 
     @Test func anEditThatKeepsSizeAndModificationTimeIsStillSeen() throws {
@@ -55,8 +57,8 @@ import TestSupport
         let cache = try #require(StatCache.read(product, version: "1.0"))
         let tree = try InstalledTree.scan(product, version: "1.0", cache: cache)
         let edited = try #require(tree.files.first { $0.relativePath == "edited.txt" })
-        #expect(edited.sha1 == sha1Hex(Data("THE EDITED WORDS!!\n".utf8)), "read again, not taken from the cache")
-        #expect(cache.entries["edited.txt"]?.sha1 == sha1Hex(Data("the original words\n".utf8)))
+        #expect(edited.sha1.hexString == sha1Hex(Data("THE EDITED WORDS!!\n".utf8)), "read again, not taken from the cache")
+        #expect(cache.entries["edited.txt"]?.sha1.hexString == sha1Hex(Data("the original words\n".utf8)))
     }
 
     @Test func entriesTooCloseToTheWritingAreLeftOut() throws {
@@ -78,21 +80,23 @@ import TestSupport
         #expect(StatCache.read(product, version: "1.0") == nil)
     }
 
-    /// The cache is written through a buffer a few hundred kilobytes long: one for thousands of
-    /// files fills it several times over and must still read whole, every file in it.
+    /// The cache is written through a buffer a few hundred kilobytes long, its files stat'ed a
+    /// batch at a time on several threads: one for more files than a batch fills the buffer
+    /// several times over and must still read whole, every file in it with its own line.
     @Test func aCacheLongerThanItsWritingBufferReadsWhole() throws {
         let product = try folder
-        let names = (0..<4_000).map { "many/file-\($0).txt" }
+        let names = (0..<(StatCache.batchSize + StatCache.chunkSize + 7)).map { "many/\($0 % 3)/file-\($0).txt" }
         for name in names { try scratch.write("Documents/\(Self.id)/1.0/" + name, Data(name.utf8)) }
-        let files = names.map { (path: $0, sha1: sha1Hex(Data($0.utf8)), executable: ExecutableFormat?.none) }
-        StatCache.write(product, version: "1.0", files: files + [(path: "missing.txt", sha1: String(repeating: "0", count: 40), executable: nil)],
+        let files = names.map { (path: $0, sha1: SHA1Value(hex: sha1Hex(Data($0.utf8)))!, executable: ExecutableFormat?.none) }
+        let missing = (path: "missing.txt", sha1: SHA1Value(hex: String(repeating: "0", count: 40))!, executable: ExecutableFormat?.none)
+        StatCache.write(product, version: "1.0", files: files + [missing],
                         now: Int64(Date().timeIntervalSince1970 * 1e9) + 1_000_000_000)
         let bytes = try #require(scratch.size("Documents/\(Self.id)/.index-1.0"))
         #expect(bytes > 256 << 10, "the cache fits its buffer: \(bytes) bytes")
         let cache = try #require(StatCache.read(product, version: "1.0"))
         #expect(cache.entries.count == names.count, "a file that is not there is left out, every other one kept")
         let onDisk = try InstalledTree.identities(product, version: "1.0")
-        for name in names { #expect(cache.entry(name, matching: try #require(onDisk[name]))?.sha1 == sha1Hex(Data(name.utf8))) }
+        for name in names { #expect(cache.entry(name, matching: try #require(onDisk[name]))?.sha1.hexString == sha1Hex(Data(name.utf8))) }
     }
 
     @Test func aDeltaNeverReusesAFileEditedAfterInstall() async throws {

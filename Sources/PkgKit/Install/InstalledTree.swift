@@ -9,38 +9,55 @@ struct InstalledTree {
         /// Its path below the version folder.
         var relativePath: String
         var identity: FileIdentity
-        /// Lowercase hex sha1 of its bytes.
-        var sha1: String
+        /// The sha1 of its bytes.
+        var sha1: SHA1Value
         /// Machine code or script found in its first bytes.
         var executable: ExecutableFormat?
     }
 
     /// Regular files that were hashed.
     var files: [File] = []
-    /// sha1 of each file and `link:` + target of each link, by path below the version folder
-    /// (`special` for anything else): what `PayloadDigests` gives for a package.
-    var digests: [String: String] = [:]
+    /// `link:` + target of each link, and `special` for anything neither a file nor a folder, by
+    /// path below the version folder.
+    private var others: [String: String] = [:]
 
-    /// Who every regular file is on disk, by path below the version folder.
-    var identities: [String: FileIdentity] = [:]
+    /// sha1 (lowercase hex) of each file and `link:` + target of each link, by path below the
+    /// version folder (`special` for anything else): what `PayloadDigests` gives for a package.
+    /// Spelled out only when asked: a delta plan needs only `files`.
+    var digests: [String: String] {
+        var digests = others
+        for file in files { digests[file.relativePath] = file.sha1.hexString }
+        return digests
+    }
+
+    /// Who every regular file is on disk, by path below the version folder (gathered only by
+    /// `identities(_:version:)`: a delta plan does not need them).
+    private(set) var identities: [String: FileIdentity] = [:]
+    private var recordsIdentities = false
 
     /// Reads the version folder `name` of `product`. A file that `cache` still describes (same
     /// identity) is taken from it; of the others, only those for which `hashing` returns true
     /// (given their size) are read and hashed. Files neither cached nor hashed appear in neither
-    /// list (but in `identities`).
+    /// list (but in `identities(_:version:)`).
     static func scan(_ product: ProductFolder, version name: String, cache: StatCache? = nil,
                      hashing: (Int64) -> Bool = { _ in true }) throws -> InstalledTree {
+        try scan(product, version: name, cache: cache, hashing: hashing, identities: false)
+    }
+
+    private static func scan(_ product: ProductFolder, version name: String, cache: StatCache?,
+                             hashing: (Int64) -> Bool, identities: Bool) throws -> InstalledTree {
         let fd = openat(product.descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw InstallError.io(path: product.path(name), errnoText()) }
         defer { close(fd) }
         var tree = InstalledTree()
+        tree.recordsIdentities = identities
         try tree.collect(fd, prefix: "", path: product.path(name), cache: cache, hashing: hashing)
         return tree
     }
 
     /// Who every regular file of version folder `name` is, read without hashing anything.
     static func identities(_ product: ProductFolder, version name: String) throws -> [String: FileIdentity] {
-        try scan(product, version: name, hashing: { _ in false }).identities
+        try scan(product, version: name, cache: nil, hashing: { _ in false }, identities: true).identities
     }
 
     /// Hashing takes one thread per core (at most this many), a folder at a time: a delta sync
@@ -56,11 +73,12 @@ struct InstalledTree {
         }
         // What the cache still describes is taken from it; the rest of the folder's files are
         // hashed on every core while `dir` stays open, and taken in order.
-        var hashed: [Int: Hashed] = [:]
+        let relatives = entries.map { prefix + $0.name }
+        var hashed = [Hashed?](repeating: nil, count: entries.count)
         for index in entries.indices where entries[index].info.st_mode & S_IFMT == S_IFREG {
             let identity = FileIdentity(entries[index].info)
-            identities[prefix + entries[index].name] = identity
-            if let known = cache?.entry(prefix + entries[index].name, matching: identity) {
+            if recordsIdentities { identities[relatives[index]] = identity }
+            if let known = cache?.entry(relatives[index], matching: identity) {
                 hashed[index] = Hashed(sha1: known.sha1, executable: known.executable, identity: identity)
             }
         }
@@ -75,7 +93,7 @@ struct InstalledTree {
             hashed[wanted[index]] = file
         })
         for (index, entry) in entries.enumerated() {
-            let relative = prefix + entry.name
+            let relative = relatives[index]
             switch entry.info.st_mode & S_IFMT {
             case S_IFDIR:
                 let child = openat(dir, entry.name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -86,20 +104,19 @@ struct InstalledTree {
                 var target = [UInt8](repeating: 0, count: 4097)
                 let count = readlinkat(dir, entry.name, &target, target.count - 1)
                 guard count >= 0 else { throw InstallError.io(path: path + "/" + entry.name, errnoText()) }
-                digests[relative] = "link:" + String(decoding: target[0..<count], as: UTF8.self)
+                others[relative] = "link:" + String(decoding: target[0..<count], as: UTF8.self)
             case S_IFREG:
                 guard let file = hashed[index] else { continue }
                 files.append(File(relativePath: relative, identity: file.identity, sha1: file.sha1, executable: file.executable))
-                digests[relative] = file.sha1
             default:
-                digests[relative] = "special"
+                others[relative] = "special"
             }
         }
     }
 
     /// What reading a file once tells.
     struct Hashed: Sendable {
-        var sha1: String
+        var sha1: SHA1Value
         var executable: ExecutableFormat?
         var identity: FileIdentity
     }
@@ -126,6 +143,6 @@ struct InstalledTree {
             sha1.update(bufferPointer: chunk)
         }
         guard fstat(file, &info) == 0 else { throw InstallError.io(path: path, errnoText()) }
-        return Hashed(sha1: sha1.finalize().hexString, executable: ExecutableFormat.detect(head), identity: FileIdentity(info))
+        return Hashed(sha1: SHA1Value(sha1.finalize()), executable: ExecutableFormat.detect(head), identity: FileIdentity(info))
     }
 }

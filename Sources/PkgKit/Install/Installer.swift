@@ -222,7 +222,7 @@ public struct Installer: Sendable {
     /// package's order (read as the cache is written, never gathered).
     static func cachedFiles(_ facts: PackageFacts) -> some Sequence<StatCache.File> {
         facts.entries.lazy.compactMap { entry -> StatCache.File? in
-            guard entry.kind == .file, let relative = entry.path.contentsRelative, let sha1 = entry.sha1 else { return nil }
+            guard entry.kind == .file, let relative = entry.path.contentsRelative, let sha1 = entry.digest else { return nil }
             return (relative, sha1, entry.executable)
         }
     }

@@ -92,7 +92,7 @@ final class ReusedFileLinker {
             sha1.update(bufferPointer: chunk)
             try writeAll(output, chunk, path: target)
         }
-        guard sha1.finalize().hexString == expected.sha1 else { throw changed(sourcePath) }
+        guard SHA1Value(sha1.finalize()) == expected.sha1 else { throw changed(sourcePath) }
     }
 
     private func changed(_ path: String) -> InstallError {

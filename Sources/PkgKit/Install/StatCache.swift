@@ -15,7 +15,7 @@ import Foundation
 struct StatCache: Sendable {
     /// One file's sha1, first bytes' verdict, and identity.
     struct Entry: Sendable, Equatable {
-        var sha1: String
+        var sha1: SHA1Value
         var executable: ExecutableFormat?
         var identity: FileIdentity
     }
@@ -75,12 +75,12 @@ struct StatCache: Sendable {
         cache.entries.reserveCapacity(lines.count - 1)
         for line in lines.dropFirst() {
             let fields = line.split(separator: tab, maxSplits: 8, omittingEmptySubsequences: false)
-            guard fields.count == 9, let device: UInt64 = number(fields[2]), let inode: UInt64 = number(fields[3]),
+            guard fields.count == 9, let sha1 = SHA1Value(hexBytes: fields[0]), let device: UInt64 = number(fields[2]), let inode: UInt64 = number(fields[3]),
                   let mode: UInt32 = number(fields[4]), let size: Int64 = number(fields[5]), let modified: Int64 = number(fields[6]),
                   let changed: Int64 = number(fields[7]) else { return nil }
             let verdict = String(decoding: fields[1], as: UTF8.self)
             cache.entries[String(decoding: fields[8], as: UTF8.self)] = Entry(
-                sha1: String(decoding: fields[0], as: UTF8.self), executable: verdict == "-" ? nil : ExecutableFormat(rawValue: verdict),
+                sha1: sha1, executable: verdict == "-" ? nil : ExecutableFormat(rawValue: verdict),
                 identity: FileIdentity(device: device, inode: inode, mode: mode, size: size, modified: modified, changed: changed))
         }
         return cache
@@ -88,13 +88,15 @@ struct StatCache: Sendable {
 
     /// One file the cache is to record: its path in the version folder, its verified sha1 and its
     /// first bytes' verdict.
-    typealias File = (path: String, sha1: String, executable: ExecutableFormat?)
+    typealias File = (path: String, sha1: SHA1Value, executable: ExecutableFormat?)
 
     /// Writes the cache of version folder `version` in `product` for `files`, each with who it is
     /// on disk now. A file that is not a regular file, or whose times are within `racyMargin` of
-    /// `now` (nanoseconds since 1970; the clock's, unless a test says), is left out. Written as it
-    /// goes, through one small buffer, so that a package of 100,000 files costs no more memory than
-    /// one of ten. Never fails an install: a cache that cannot be written is only a slower next delta.
+    /// `now` (nanoseconds since 1970; the clock's, unless a test says), is left out. Files are taken
+    /// `batchSize` at a time and each batch is stat'ed and spelled out on every core, in order, so
+    /// that a package of 100,000 files costs no more memory than one of ten and the last step of an
+    /// install does not stat them one by one. Never fails an install: a cache that cannot be written
+    /// is only a slower next delta.
     static func write(_ product: ProductFolder, version: String, files: some Sequence<File>, now: Int64? = nil) {
         let written = now ?? Int64(Date().timeIntervalSince1970 * 1e9)
         let folder = openat(product.descriptor, version, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -105,26 +107,110 @@ struct StatCache: Sendable {
         guard output >= 0 else { return }
         var out = CacheFileOutput(output)
         out.append(magic)
-        var info = stat()
-        for file in files {
-            guard fstatat(folder, file.path, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
-            let identity = FileIdentity(info)
-            guard identity.changed < written - racyMargin, identity.modified < written - racyMargin else { continue }
-            out.append(file.sha1, then: "\t")
-            out.append(file.executable?.rawValue ?? "-", then: "\t")
-            out.append(unsigned: identity.device)
-            out.append(unsigned: identity.inode)
-            out.append(unsigned: UInt64(identity.mode))
-            out.append(signed: identity.size)
-            out.append(signed: identity.modified)
-            out.append(signed: identity.changed)
-            out.append(file.path, then: "\n")
+        let jobs = min(maxJobs, ProcessInfo.processInfo.activeProcessorCount)
+        var iterator = files.makeIterator()
+        var batch: [File] = []
+        batch.reserveCapacity(batchSize)
+        var more = true
+        while more {
+            batch.removeAll(keepingCapacity: true)
+            while batch.count < batchSize, let file = iterator.next() { batch.append(file) }
+            more = batch.count == batchSize
+            let chunks = (batch.count + chunkSize - 1) / chunkSize
+            let taken = batch
+            try? OrderedWorkPool.run(count: chunks, jobs: jobs, window: 2 * jobs, work: { chunk in
+                lines(taken[chunk * chunkSize ..< min(taken.count, (chunk + 1) * chunkSize)], in: folder, writtenAt: written)
+            }, consume: { _, bytes in
+                out.append(raw: bytes)
+            })
         }
         let complete = out.finish()
         close(output)
         guard complete, (try? product.rename(temporary, to: name)) != nil else {
             try? product.remove(temporary)
             return
+        }
+    }
+
+    /// Files gathered from the install's facts at once, and how many of them one thread spells out.
+    static let batchSize = 4096
+    static let chunkSize = 512
+    /// Threads that stat a batch (at most).
+    static let maxJobs = 4
+
+    /// The cache lines of `files` (each stat'ed in the version folder `folder`), in their order.
+    private static func lines(_ files: ArraySlice<File>, in folder: Int32, writtenAt written: Int64) -> [UInt8] {
+        var line = LineBuilder()
+        var info = stat()
+        // Files come folder by folder: each is stat'ed by its name in its open folder, not walked
+        // to from the version folder again.
+        var parent: (path: Substring, descriptor: Int32)?
+        defer { if let parent, parent.descriptor != folder, parent.descriptor >= 0 { close(parent.descriptor) } }
+        for file in files {
+            let slash = file.path.lastIndex(of: "/")
+            let folderPath = slash.map { file.path[..<$0] } ?? ""
+            if parent?.path != folderPath {
+                if let parent, parent.descriptor != folder, parent.descriptor >= 0 { close(parent.descriptor) }
+                let opened = folderPath.isEmpty ? folder
+                    : openat(folder, String(folderPath), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+                parent = (folderPath, opened)
+            }
+            let name = slash.map { String(file.path[file.path.index(after: $0)...]) } ?? file.path
+            guard let descriptor = parent?.descriptor, descriptor >= 0,
+                  fstatat(descriptor, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG else { continue }
+            let identity = FileIdentity(info)
+            guard identity.changed < written - racyMargin, identity.modified < written - racyMargin else { continue }
+            line.append(hex: file.sha1)
+            line.append(file.executable?.rawValue ?? "-", then: "\t")
+            line.append(unsigned: identity.device)
+            line.append(unsigned: identity.inode)
+            line.append(unsigned: UInt64(identity.mode))
+            line.append(signed: identity.size)
+            line.append(signed: identity.modified)
+            line.append(signed: identity.changed)
+            line.append(file.path, then: "\n")
+        }
+        return line.bytes
+    }
+
+    /// Cache lines spelled straight into bytes: formatting eight Strings per file was most of
+    /// writing the cache of a 10,000-file delta.
+    private struct LineBuilder {
+        var bytes: [UInt8] = []
+
+        init() { bytes.reserveCapacity(StatCache.chunkSize * 160) }
+
+        mutating func append(_ text: String, then separator: Unicode.Scalar) {
+            bytes.append(contentsOf: text.utf8)
+            bytes.append(UInt8(ascii: separator))
+        }
+
+        /// A digest in lowercase hex and a tab.
+        mutating func append(hex digest: SHA1Value) {
+            digest.appendHex(to: &bytes)
+            bytes.append(UInt8(ascii: "\t"))
+        }
+
+        /// `number` in decimal and a tab.
+        mutating func append(unsigned number: UInt64) {
+            var count = 1, rest = number
+            while rest >= 10 {
+                rest /= 10
+                count += 1
+            }
+            let start = bytes.count
+            bytes.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
+            var value = number
+            for index in stride(from: start + count - 1, through: start, by: -1) {
+                bytes[index] = UInt8(ascii: "0") + UInt8(value % 10)
+                value /= 10
+            }
+            bytes.append(UInt8(ascii: "\t"))
+        }
+
+        mutating func append(signed number: Int64) {
+            if number < 0 { bytes.append(UInt8(ascii: "-")) }
+            append(unsigned: number.magnitude)
         }
     }
 
@@ -142,33 +228,13 @@ struct StatCache: Sendable {
             buffer.reserveCapacity(Self.flushAt + 4096)
         }
 
-        mutating func append(_ text: String, then separator: Unicode.Scalar = "\n") {
-            buffer.append(contentsOf: text.utf8)
-            buffer.append(UInt8(ascii: separator))
+        mutating func append(_ text: String) {
+            append(raw: Array(text.utf8) + [UInt8(ascii: "\n")])
+        }
+
+        mutating func append(raw bytes: [UInt8]) {
+            buffer.append(contentsOf: bytes)
             if buffer.count >= Self.flushAt { flush() }
-        }
-
-        /// `number` in decimal and a tab, written straight into the buffer: formatting eight
-        /// Strings per file was most of writing the cache of a 10,000-file delta.
-        mutating func append(unsigned number: UInt64) {
-            var count = 1, rest = number
-            while rest >= 10 {
-                rest /= 10
-                count += 1
-            }
-            let start = buffer.count
-            buffer.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: count))
-            var value = number
-            for index in stride(from: start + count - 1, through: start, by: -1) {
-                buffer[index] = UInt8(ascii: "0") + UInt8(value % 10)
-                value /= 10
-            }
-            buffer.append(UInt8(ascii: "\t"))
-        }
-
-        mutating func append(signed number: Int64) {
-            if number < 0 { buffer.append(UInt8(ascii: "-")) }
-            append(unsigned: number.magnitude)
         }
 
         private mutating func flush(hashing: Bool = true) {

@@ -80,7 +80,7 @@ public struct PackageScanner {
                     // Its bytes are an installed file's, hashed against the package's checksum
                     // when the update was planned; the sink links or copies that file.
                     fact.size = reused.size
-                    fact.sha1 = reused.sha1
+                    fact.digest = reused.sha1
                     fact.executable = reused.executable
                     totalRead += reused.size
                     try sink?.end()
@@ -219,7 +219,7 @@ public struct PackageScanner {
         } else {
             fact.size = size
         }
-        if let digest = hasher?.finalize() { fact.digest = SHA1Value(bytes: digest) }
+        if let digest = hasher?.finalize() { fact.digest = SHA1Value(digest) }
         if let declared, outcome.checksumFailure == nil, !outcome.passedLimit { fact.sha1 = declared }
         return outcome
     }

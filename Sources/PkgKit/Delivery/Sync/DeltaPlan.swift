@@ -29,7 +29,7 @@ struct DeltaPlan: Sendable {
         var offset: Int64?
         var length: Int64?
         /// The TOC's sha1 of its unpacked bytes, when the TOC gives one.
-        var sha1: String?
+        var sha1: SHA1Value?
     }
 
     /// The plan for `wanted` (every regular file of the package), with the heap starting at
@@ -37,7 +37,7 @@ struct DeltaPlan: Sendable {
     /// file's range is not usable (the package is then downloaded whole, and judged whole).
     static func make(wanted: [WantedFile], heapStart: Int64, packageSize: Int64,
                      installed: InstalledTree, version: String) -> DeltaPlan? {
-        var bySHA1: [String: InstalledTree.File] = [:]
+        var bySHA1: [SHA1Value: InstalledTree.File] = [:]
         for file in installed.files where bySHA1[file.sha1] == nil { bySHA1[file.sha1] = file }
         var plan = DeltaPlan()
         var ranges: [Range<Int64>] = []
@@ -95,7 +95,7 @@ struct DeltaPlan: Sendable {
             let path = table.path(at: index, limit: 4 * PackageLimits.maxPathBytes) ?? []
             files.append(WantedFile(order: index, path: ArchivePath(raw: path), size: max(record.size, 0),
                                     offset: record.hasData ? record.offset : nil, length: record.hasData ? record.length : nil,
-                                    sha1: record.extractedStyle == .sha1 ? table.extractedDigest(record).hexString : nil))
+                                    sha1: record.extractedStyle == .sha1 ? SHA1Value(bytes: table.extractedDigest(record)) : nil))
         }
         return files
     }

@@ -116,8 +116,9 @@ struct SyncExecutor {
         let progress = report(.downloading, folder.identifier)
         // The installed files are known (from their stat cache, or hashed on every core) while
         // the header and TOC are fetched.
-        let cache = StatCache.read(folder, version: version)
-        async let scanned = BlockingWork.run { try InstalledTree.scan(folder, version: version, cache: cache) }
+        async let scanned = BlockingWork.run {
+            try InstalledTree.scan(folder, version: version, cache: StatCache.read(folder, version: version))
+        }
         switch try await download.fetchTableOfContents(into: copy, acceptWhole: true, received: received, limits: options.limits,
                                                         progress: progress) {
         case .whole:

@@ -2,6 +2,7 @@
 import AsyncHTTPClient
 import Foundation
 import NIOCore
+import NIOFoundationCompat
 import NIOHTTP1
 
 /// `HTTPTransport` over AsyncHTTPClient (SwiftNIO): sync's HTTP client on Linux.
@@ -126,7 +127,9 @@ private final class ResponseBody: @unchecked Sendable {
         }
         guard let buffer else { return nil }
         lock.withLock { if !cancelled { iterator = current } }
-        return Data(buffer.readableBytesView)
+        // The chunk's bytes stay in NIO's buffer (which the Data keeps alive): a package's every
+        // byte copied once more on its way to the disk was a tenth of a full sync's download work.
+        return buffer.getData(at: buffer.readerIndex, length: buffer.readableBytes, byteTransferStrategy: .noCopy) ?? Data()
     }
 
     func cancel() {

@@ -1,3 +1,5 @@
+import Crypto
+
 /// A sha1 digest held in its 20 bytes, inline. Every file's facts keep one (an install records
 /// them in its stat cache), and as a hex `String` each was a heap object of 80 bytes: 8 MB more
 /// for a package of 100,000 files.
@@ -22,23 +24,35 @@ struct SHA1Value: Hashable, Sendable {
         (self.high, self.middle, self.low) = (high, middle, low)
     }
 
+    /// A digest just computed.
+    init(_ digest: Insecure.SHA1Digest) {
+        // swift-crypto's SHA-1 digest is always 20 bytes.
+        self = SHA1Value(bytes: digest)!
+    }
+
     /// The digest spelled in `hex` (40 hexadecimal digits, either case); nil for anything else.
     init?(hex: String) {
         var text = hex
-        let parsed = text.withUTF8 { units -> SHA1Value? in
-            guard units.count == 40 else { return nil }
-            var valid = true
-            let value = SHA1Value(bytes: (0..<20).lazy.map { index -> UInt8 in
-                guard let high = Self.nibble(units[2 * index]), let low = Self.nibble(units[2 * index + 1]) else {
-                    valid = false
-                    return 0
-                }
-                return high << 4 | low
-            })
-            return valid ? value : nil
-        }
-        guard let parsed else { return nil }
+        guard let parsed = text.withUTF8({ SHA1Value(hexBytes: $0) }) else { return nil }
         self = parsed
+    }
+
+    /// The digest spelled in the UTF-8 bytes `units` (40 hexadecimal digits, either case); nil for
+    /// anything else. A stat cache of 100,000 files is read without making a String of any digest.
+    init?<Units: Collection<UInt8>>(hexBytes units: Units) {
+        guard units.count == 40 else { return nil }
+        var (high, middle, low) = (UInt64(0), UInt64(0), UInt32(0))
+        var index = units.startIndex
+        for position in 0..<40 {
+            guard let nibble = Self.nibble(units[index]) else { return nil }
+            index = units.index(after: index)
+            switch position {
+            case 0..<16: high = high << 4 | UInt64(nibble)
+            case 16..<32: middle = middle << 4 | UInt64(nibble)
+            default: low = low << 4 | UInt32(nibble)
+            }
+        }
+        (self.high, self.middle, self.low) = (high, middle, low)
     }
 
     private static func nibble(_ unit: UInt8) -> UInt8? {
@@ -48,6 +62,14 @@ struct SHA1Value: Hashable, Sendable {
         case UInt8(ascii: "A")...UInt8(ascii: "F"): unit - UInt8(ascii: "A") + 10
         default: nil
         }
+    }
+
+    /// Appends the lowercase hexadecimal spelling (40 bytes of UTF-8) to `output`.
+    func appendHex(to output: inout [UInt8]) {
+        func digit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10 }
+        for shift in stride(from: 60, through: 0, by: -4) { output.append(digit(UInt8(truncatingIfNeeded: high >> UInt64(shift)) & 15)) }
+        for shift in stride(from: 60, through: 0, by: -4) { output.append(digit(UInt8(truncatingIfNeeded: middle >> UInt64(shift)) & 15)) }
+        for shift in stride(from: 28, through: 0, by: -4) { output.append(digit(UInt8(truncatingIfNeeded: low >> UInt32(shift)) & 15)) }
     }
 
     /// Lowercase hexadecimal, as xar checksums and JSON output spell it.

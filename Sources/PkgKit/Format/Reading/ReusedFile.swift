@@ -9,7 +9,7 @@ struct ReusedFile: Sendable {
     /// Who it was when it was hashed: it is used only if it is still that file.
     var identity: FileIdentity
     /// Its sha1, equal to the package's `extracted-checksum`.
-    var sha1: String
+    var sha1: SHA1Value
     /// What its first bytes are (executable detection without reading it again).
     var executable: ExecutableFormat?
 
