@@ -110,4 +110,57 @@ import TestSupport
         #expect(stagingLeftovers(s.documents + "/\(Self.id)").isEmpty)
         #expect(!exists(s.documents + "/\(Self.id)/1.1"))
     }
+
+    /// A delta sync judges its package once, on the full pass (`judgesOnce`): no first look reads
+    /// the TOC again, and the catalog's identifier and version stand in until the package's own
+    /// plist is read.
+    @Test func aDeltaJudgedOnceInstallsTheSameTree() throws {
+        let (s, product, delta, memo, v2) = try Self.plannedDelta()
+        var options = InstallOptions(expectedProductIdentifier: Self.id, expectedContentVersion: "1.1")
+        options.judgesOnce = true
+        let report = try Installer(documents: s.documents).install(delta, into: product, options: options)
+        #expect(report.status == .installed, "\(report.diagnostics)")
+        #expect(memo.timesTaken == 1, "only the full pass took the TOC the plan parsed")
+        #expect(report.installedPath == s.documents + "/\(Self.id)/1.1")
+        #expect(readRecord(s.documents + "/\(Self.id)")?.version == "1.1")
+        #expect(differences(s.documents + "/\(Self.id)/1.1", expected: snapshot(v2.contents)).isEmpty)
+    }
+
+    /// Judged once, a package that breaks a rule (here: not the version its catalog entry says)
+    /// is still refused before anything goes into place, its staging folder removed.
+    @Test func aDeltaJudgedOnceStillRefusesWhatBreaksARule() throws {
+        let (s, product, delta, _, _) = try Self.plannedDelta()
+        var options = InstallOptions(expectedProductIdentifier: Self.id, expectedContentVersion: "1.2")
+        options.judgesOnce = true
+        let report = try Installer(documents: s.documents).install(delta, into: product, options: options)
+        #expect(report.status == .refused)
+        #expect(report.diagnostics.map(\.code).contains(.contentVersionMismatch), "\(report.diagnostics)")
+        #expect(readRecord(s.documents + "/\(Self.id)")?.version == "1.0")
+        #expect(stagingLeftovers(s.documents + "/\(Self.id)").isEmpty)
+        #expect(!exists(s.documents + "/\(Self.id)/1.1") && !exists(s.documents + "/\(Self.id)/1.2"))
+    }
+
+    /// 1.0 installed, and the sparse copy of a 1.1 that keeps one of its files, with the plan's
+    /// ranges fetched: what a delta sync hands the installer.
+    static func plannedDelta() throws -> (Scratch, ProductFolder, PackageSource, XarTableMemo, (pkg: String, contents: String)) {
+        let s = try Scratch()
+        let big = randomData(200_000)
+        let v1 = try s.package("v1", id: Self.id, version: "1.0", files: ["big.bin": big, "a.txt": Data("1".utf8)])
+        let v2 = try s.package("v2", id: Self.id, version: "1.1", files: ["big.bin": big, "a.txt": Data("2".utf8)])
+        #expect(try Installer(documents: s.documents).install(v1.pkg).status == .installed)
+        let sparse = s.path("Documents/\(Self.id)/.delta-1.1.part")
+        let size = Int64(try FileManager.default.attributesOfItem(atPath: v2.pkg)[.size] as! Int)
+        let header = try FileHandle(forReadingFrom: URL(fileURLWithPath: v2.pkg)).read(upToCount: 28)!
+        let tocEnd = 28 + header[8..<16].reduce(Int64(0)) { $0 << 8 | Int64($1) } + 20
+        try assemble(v2.pkg, into: sparse, ranges: [0 ..< tocEnd])
+        let (toc, wanted, memo) = try #require(DeltaPlan.wantedFiles(inTOCOf: sparse))
+        let product = try #require(try ProductFolder.open(documents: s.documents, identifier: Self.id, create: false))
+        let plan = try #require(DeltaPlan.make(wanted: wanted, heapStart: toc.heapStart, packageSize: size,
+                                               installed: try InstalledTree.scan(product, version: "1.0"), version: "1.0"))
+        #expect(plan.reused.count == 1)
+        try assemble(v2.pkg, into: sparse, ranges: [0 ..< tocEnd] + plan.fetch)
+        let delta = PackageSource.delta(sparse, shownAs: "v2.pkg", name: "1.1.pkg", reused: plan.reused,
+                                        reusedEntries: plan.reusedEntries, memo: memo)
+        return (s, product, delta, memo, v2)
+    }
 }

@@ -36,6 +36,10 @@ public struct InstallOptions: Sendable {
     var beforeCommit: (@Sendable () throws -> Void)?
     /// Where the expected identifier and version come from (a sync's catalog, or flags).
     var expectationsFrom: RuleContext.ExpectationSource = .flags
+    /// Judge the rules once, on the full pass, with no first look: for a delta sync, whose header
+    /// and TOC are its catalog entry's and which has only its fetched ranges left to read. The
+    /// expected identifier and version must be given.
+    var judgesOnce = false
     /// The time (nanoseconds since 1970) the stat cache is written at; the clock's when nil. A
     /// test sets a later one to see every entry in, none left out as too recent.
     var statCacheTime: (@Sendable () -> Int64)?

@@ -13,6 +13,20 @@ public struct InstallReport: Sendable, Encodable {
     public var removedVersions: [String]
     public var diagnostics: [Diagnostic]
 
+    /// A `refused` report on a package not read yet, expected to be `info`, to be filled in as
+    /// the install goes on.
+    init(expecting info: ContentInfo) {
+        status = .refused
+        productIdentifier = info.productIdentifier
+        contentVersion = info.contentVersion
+        previousVersion = nil
+        installedPath = nil
+        fileCount = 0
+        payloadBytes = 0
+        removedVersions = []
+        diagnostics = []
+    }
+
     /// A `refused` report on a checked package, to be filled in as the install goes on.
     init(_ check: PackageCheck, previousVersion: String? = nil) {
         status = .refused

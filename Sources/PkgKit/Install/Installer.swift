@@ -79,11 +79,7 @@ public struct Installer: Sendable {
         var context = RuleContext(purpose: .extract, limits: options.limits, expectedProductIdentifier: options.expectedProductIdentifier,
                                   expectedContentVersion: options.expectedContentVersion)
         context.expectationsFrom = options.expectationsFrom
-        // The first look's facts are let go before the full pass builds its own.
-        var (report, firstInfo) = try { () throws -> (InstallReport, ContentInfo?) in
-            let firstLook = try PackageCheck.run(source, context: context, depth: .headers, digests: false, cancellation: options.cancellation)
-            return (InstallReport(firstLook), firstLook.isValid() ? firstLook.contentInfo : nil)
-        }()
+        var (report, firstInfo) = try firstLook(source, context: context, options: options)
         guard let info = firstInfo, let version = ContentVersion(info.contentVersion) else { return report }
         let product: ProductFolder
         if let held {
@@ -198,6 +194,22 @@ public struct Installer: Sendable {
         // link count, so their change time), and the cache must describe them as they are now.
         StatCache.write(product, version: info.contentVersion, files: Self.cachedFiles(written.facts), now: options.statCacheTime?())
         return report
+    }
+
+    /// What is known of the package before anything is written: its identifier and version, and
+    /// the report that refuses it when a first look finds it invalid (nil info). With
+    /// `judgesOnce` (a delta sync, whose header and TOC are its catalog entry's and whose few
+    /// fetched bytes are all there is left to read) the catalog's identifier and version stand in
+    /// (the rules hold the package's plist to exactly them), and the rules judge the package once,
+    /// on the full pass, before anything goes into place.
+    /// The first look's facts are let go before the full pass builds its own.
+    private func firstLook(_ source: PackageSource, context: RuleContext, options: InstallOptions) throws -> (InstallReport, ContentInfo?) {
+        if options.judgesOnce, let identifier = options.expectedProductIdentifier, let version = options.expectedContentVersion {
+            let expected = ContentInfo(contentVersion: version, productIdentifier: identifier)
+            return (InstallReport(expecting: expected), expected)
+        }
+        let look = try PackageCheck.run(source, context: context, depth: .headers, digests: false, cancellation: options.cancellation)
+        return (InstallReport(look), look.isValid() ? look.contentInfo : nil)
     }
 
     /// Gives an installed, not current, version folder the package's spelling of its version, so

@@ -144,8 +144,10 @@ struct SyncExecutor {
             }
             let source = PackageSource.delta(copy.path, shownAs: shown, name: fileName, reused: plan.reused,
                                              reusedEntries: plan.reusedEntries, memo: memo)
+            var deltaOptions = installOptions
+            deltaOptions.judgesOnce = true
             do {
-                let report = try await BlockingWork.run { try installer.install(source, into: folder, options: installOptions) }
+                let report = try await BlockingWork.run { [deltaOptions] in try installer.install(source, into: folder, options: deltaOptions) }
                 return .installed(report, files: plan.fetchedFiles)
             } catch InstallError.packageChanged {
                 // An installed file changed under the plan: the whole package it is.
