@@ -73,9 +73,18 @@ struct StatCache: Sendable {
         }
         var cache = StatCache()
         cache.entries.reserveCapacity(lines.count - 1)
+        // The nine fields of a line, found in place: splitting each line into an array of its
+        // fields was a third of reading the cache.
+        var fields = [Slice<UnsafeRawBufferPointer>](repeating: body[0..<0], count: 9)
         for line in lines.dropFirst() {
-            let fields = line.split(separator: tab, maxSplits: 8, omittingEmptySubsequences: false)
-            guard fields.count == 9, let sha1 = SHA1Value(hexBytes: fields[0]), let device: UInt64 = number(fields[2]), let inode: UInt64 = number(fields[3]),
+            var start = line.startIndex, count = 0
+            while count < 8, let tabIndex = line[start...].firstIndex(of: tab) {
+                fields[count] = line[start..<tabIndex]
+                count += 1
+                start = tabIndex + 1
+            }
+            fields[count] = line[start...]
+            guard count == 8, let sha1 = SHA1Value(hexBytes: fields[0]), let device: UInt64 = number(fields[2]), let inode: UInt64 = number(fields[3]),
                   let mode: UInt32 = number(fields[4]), let size: Int64 = number(fields[5]), let modified: Int64 = number(fields[6]),
                   let changed: Int64 = number(fields[7]) else { return nil }
             let verdict = String(decoding: fields[1], as: UTF8.self)

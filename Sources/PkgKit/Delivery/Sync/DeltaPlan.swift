@@ -37,9 +37,13 @@ struct DeltaPlan: Sendable {
     /// file's range is not usable (the package is then downloaded whole, and judged whole).
     static func make(wanted: [WantedFile], heapStart: Int64, packageSize: Int64,
                      installed: InstalledTree, version: String) -> DeltaPlan? {
+        // Sized once: grown as they fill, the tables of a 10,000-file plan were rehashed a dozen times.
         var bySHA1: [SHA1Value: InstalledTree.File] = [:]
+        bySHA1.reserveCapacity(installed.files.count)
         for file in installed.files where bySHA1[file.sha1] == nil { bySHA1[file.sha1] = file }
         var plan = DeltaPlan()
+        plan.reused.reserveCapacity(wanted.count)
+        plan.reusedEntries.reserveCapacity(wanted.count)
         var ranges: [Range<Int64>] = []
         for file in wanted {
             if file.path.isInsideContents, file.size > 0, let sha1 = file.sha1, let match = bySHA1[sha1], match.identity.size == file.size {
