@@ -64,21 +64,19 @@ struct SHA1Value: Hashable, Sendable {
         }
     }
 
-    /// Appends the lowercase hexadecimal spelling (40 bytes of UTF-8) to `output`.
+    /// Appends the lowercase hexadecimal spelling (40 bytes of UTF-8) to `output`: a stat cache
+    /// spells every file's digest into its buffer without a String each.
     func appendHex(to output: inout [UInt8]) {
-        func digit(_ nibble: UInt8) -> UInt8 { nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10 }
-        for shift in stride(from: 60, through: 0, by: -4) { output.append(digit(UInt8(truncatingIfNeeded: high >> UInt64(shift)) & 15)) }
-        for shift in stride(from: 60, through: 0, by: -4) { output.append(digit(UInt8(truncatingIfNeeded: middle >> UInt64(shift)) & 15)) }
-        for shift in stride(from: 28, through: 0, by: -4) { output.append(digit(UInt8(truncatingIfNeeded: low >> UInt32(shift)) & 15)) }
+        for shift in stride(from: 56, through: 0, by: -8) { output.appendHex(UInt8(truncatingIfNeeded: high >> UInt64(shift))) }
+        for shift in stride(from: 56, through: 0, by: -8) { output.appendHex(UInt8(truncatingIfNeeded: middle >> UInt64(shift))) }
+        for shift in stride(from: 24, through: 0, by: -8) { output.appendHex(UInt8(truncatingIfNeeded: low >> UInt32(shift))) }
     }
 
     /// Lowercase hexadecimal, as xar checksums and JSON output spell it.
     var hexString: String {
-        var bytes: [UInt8] = []
-        bytes.reserveCapacity(20)
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: high >> UInt64(shift))) }
-        for shift in stride(from: 56, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: middle >> UInt64(shift))) }
-        for shift in stride(from: 24, through: 0, by: -8) { bytes.append(UInt8(truncatingIfNeeded: low >> UInt32(shift))) }
-        return bytes.hexString
+        var text: [UInt8] = []
+        text.reserveCapacity(40)
+        appendHex(to: &text)
+        return String(decoding: text, as: UTF8.self)
     }
 }
