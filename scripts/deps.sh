@@ -15,7 +15,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 purpose=${1:-test}
-BUILD_PACKAGES=(libarchive-dev libxml2-dev zlib1g-dev libdeflate-dev libisal-dev libcurl4-openssl-dev pkg-config)
+BUILD_PACKAGES=(libarchive-dev libxml2-dev zlib1g-dev libdeflate-dev libisal-dev pkg-config)
 # The delivery tests serve published folders with nginx (started by the tests themselves) and
 # check signatures with openssl; the interop tests read packages with bsdtar and zip; the
 # benchmarks compare with bsdtar and curl.

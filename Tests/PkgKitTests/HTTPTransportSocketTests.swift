@@ -8,21 +8,10 @@ import TestSupport
 /// no length ending at close). Time-outs run on a manual clock. The logic above the transports
 /// is tested in memory (`GuardedTransferTests`, `ResumableDownloadTests`, the sync suites).
 @Suite(.timeLimit(.minutes(1))) struct HTTPTransportSocketTests {
-    /// Every HTTP transport this platform ships, by name, and on Linux URLSession too, which is
-    /// kept there for comparison (`bench/TRANSPORT.md`).
+    /// The HTTP transport this platform ships, by name. (On Linux PkgKit leaves URLSession out:
+    /// FoundationNetworking would link libcurl into every program using PkgKit.)
     static var transports: [String] {
-        #if canImport(FoundationNetworking)
-        ["AsyncHTTPClient", "URLSession"]
-        #else
-        ["URLSession"]
-        #endif
-    }
-
-    /// The transports that hold a server back and drop a connection at once. FoundationNetworking
-    /// can do neither (it hands every chunk libcurl reads to the delegate queue, and its cancel
-    /// lands later): measured in `bench/TRANSPORT.md`, it is why Linux uses AsyncHTTPClient.
-    static var boundedTransports: [String] {
-        #if canImport(FoundationNetworking)
+        #if os(Linux)
         ["AsyncHTTPClient"]
         #else
         ["URLSession"]
@@ -30,10 +19,11 @@ import TestSupport
     }
 
     static func transport(_ name: String) -> any HTTPTransport {
-        #if canImport(FoundationNetworking)
-        if name == "AsyncHTTPClient" { return AsyncHTTPClientTransport() }
+        #if os(Linux)
+        AsyncHTTPClientTransport()
+        #else
+        URLSessionTransport()
         #endif
-        return URLSessionTransport()
     }
 
     let folder: Scratch
@@ -70,7 +60,7 @@ import TestSupport
 
     /// Issue 19's repro: the package, then 6 MB more, with no Content-Length (HTTP/1.0, the body
     /// ends when the connection closes). Refused at once, the connection dropped, no hang.
-    @Test(arguments: boundedTransports)
+    @Test(arguments: transports)
     func anEndlessBodyWithoutALengthIsCutOffAndTheConnectionDropped(name: String) async throws {
         defer { server.stop() }
         server.always("p.pkg", .longBody(extra: 6 << 20, contentLength: .absent))
@@ -132,7 +122,7 @@ import TestSupport
         }
     }
 
-    @Test(arguments: boundedTransports)
+    @Test(arguments: transports)
     func aSlowReaderHoldsTheServerBack(name: String) async throws {
         defer { server.stop() }
         // 256 MiB, one chunk read and then held: the server gets only as far as the socket

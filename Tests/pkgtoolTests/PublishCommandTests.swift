@@ -317,7 +317,7 @@ import TestSupport
         #expect(try publish([v10, other, "--to", dir]).status == 0)
         let nginx = try NginxServer(root: dir)
         defer { nginx.stop() }
-        let transport = URLSessionTransport()
+        let transport = StandardTransport()
         let catalogURL = nginx.url("catalog.json")
         let bytes = try await transport.fetchData(catalogURL, maximumBytes: Int64(Catalog.maximumBytes))
         #expect(bytes == FileManager.default.contents(atPath: dir + "/catalog.json"))

@@ -15,17 +15,21 @@ guard arguments.count >= 5, let limit = Int64(arguments[4]) else {
 func option(_ name: String) -> Double? {
     arguments.firstIndex(of: name).flatMap { arguments.count > $0 + 1 ? Double(arguments[$0 + 1]) : nil }
 }
-let transport: any HTTPTransport
-switch arguments[1] {
-case "asynchttpclient":
-    #if canImport(FoundationNetworking)
-    transport = AsyncHTTPClientTransport()
-    #else
-    fatalError("AsyncHTTPClient is Linux's transport")
-    #endif
-case "urlsession": transport = URLSessionTransport()
-default: exit(64)
+// Each platform builds one HTTP transport: AsyncHTTPClient on Linux, URLSession on Apple's.
+#if os(Linux)
+let platformTransport = "asynchttpclient"
+#else
+let platformTransport = "urlsession"
+#endif
+guard arguments[1] == platformTransport else {
+    FileHandle.standardError.write(Data("transportbench: this platform's PkgKit has \(platformTransport) only\n".utf8))
+    exit(64)
 }
+#if os(Linux)
+let transport: any HTTPTransport = AsyncHTTPClientTransport()
+#else
+let transport: any HTTPTransport = URLSessionTransport()
+#endif
 let url = URL(string: arguments[2])!
 guard FileManager.default.createFile(atPath: arguments[3], contents: nil) else { fatalError("cannot create \(arguments[3])") }
 let output = try FileHandle(forWritingTo: URL(fileURLWithPath: arguments[3]))

@@ -2,7 +2,7 @@ import Foundation
 
 /// The transport for any catalog or package URL: `file://` URLs are read from disk; `http://`
 /// and `https://` go through `AsyncHTTPClientTransport` on Linux and `URLSessionTransport` on
-/// Apple platforms.
+/// Apple platforms (each is built on its platform only).
 public struct StandardTransport: HTTPTransport {
     /// The HTTP(S) transport.
     public let http: any HTTPTransport
@@ -11,7 +11,7 @@ public struct StandardTransport: HTTPTransport {
 
     /// The platform's HTTP transport beside the local file transport.
     public init() {
-        #if canImport(AsyncHTTPClient)
+        #if os(Linux)
         http = AsyncHTTPClientTransport()
         #else
         http = URLSessionTransport()

@@ -1,19 +1,16 @@
+// Apple platforms only. On Linux, URLSession lives in FoundationNetworking, which would link
+// libcurl and its thirty-odd libraries into every program that uses PkgKit, for a client that
+// cannot hold a server back (bench/TRANSPORT.md); Linux has `AsyncHTTPClientTransport`.
+#if !os(Linux)
 import Foundation
-#if canImport(FoundationNetworking)
-import FoundationNetworking
-#endif
 
 /// `HTTPTransport` over Foundation's `URLSession`: sync's HTTP client on Apple platforms. One
 /// session per transport, so connections are reused between requests; responses are never
 /// cached, and `Accept-Encoding: identity` asks for the bytes as stored.
 ///
 /// The session's delegate puts each chunk that arrives into a small buffer that the body's
-/// reader drains. When the buffer passes `bufferLimit`, the task is suspended (Apple platforms)
-/// until the reader catches up, so a slow disk never lets a body pile up in memory. On Linux,
-/// FoundationNetworking cannot suspend a transfer: the delegate's thread waits for room instead
-/// (that thread is the one FoundationNetworking shares between every session of a process), and
-/// is released at once when the transfer is cancelled. Linux uses `AsyncHTTPClientTransport`
-/// instead; this one stays available there for comparison (`bench/TRANSPORT.md`).
+/// reader drains. When the buffer passes `bufferLimit`, the task is suspended until the reader
+/// catches up, so a slow disk never lets a body pile up in memory.
 public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
     // @unchecked: every stored property is immutable; URLSession is thread-safe and the
     // router guards its own table with a lock.
@@ -166,16 +163,9 @@ private final class SessionTransfer: @unchecked Sendable {
             condition.unlock()
             return
         }
-        #if canImport(FoundationNetworking)
-        // No suspend on Linux: hold the delegate's thread until the reader makes room or the
-        // transfer ends (a cancel wakes this wait; it never needs this thread to do so).
-        while buffered > URLSessionTransport.bufferLimit / 2 && failure == nil && !ended { condition.wait() }
-        condition.unlock()
-        #else
         suspended = true
         condition.unlock()
         task?.suspend()
-        #endif
     }
 
     func completed(_ error: Error?) {
@@ -213,8 +203,8 @@ private final class SessionTransfer: @unchecked Sendable {
         }
     }
 
-    /// Ends the transfer: the task is cancelled off the delegate's queue (cancelling from it, or
-    /// waiting on it, can deadlock FoundationNetworking), and every waiter is woken.
+    /// Ends the transfer: the task is cancelled off the delegate's queue (this may be called on
+    /// it, and a cancel must not wait for the queue it runs on), and every waiter is woken.
     func cancel() {
         fail(CancellationError())
         let task = self.task
@@ -265,9 +255,9 @@ private final class SessionTransfer: @unchecked Sendable {
             return TransportError.cannotConnect(url: url, detail)
         case .unsupportedURL, .badURL: return TransportError.unsupportedURL(url)
         default:
-            // libcurl's "transfer closed with N bytes remaining" arrives as an unknown error: any
-            // failure once the head has arrived is a connection lost mid-body.
+            // Any failure once the head has arrived is a connection lost mid-body.
             return afterHead ? TransportError.connectionLost(url: url, detail) : TransportError.failed(url: url, detail)
         }
     }
 }
+#endif
