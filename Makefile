@@ -25,6 +25,10 @@ ZSH_COMPLETION_DIR  ?= $(DATADIR)/zsh/site-functions
 FISH_COMPLETION_DIR ?= $(DATADIR)/fish/vendor_completions.d
 DESTDIR           ?=
 INSTALL           ?= install
+# `make install` strips the copy it installs (a user has no use for its symbol table and debug
+# information, a good part of its size); the binary under .build/ keeps them for a debugger.
+# INSTALL_STRIP= installs it as built.
+INSTALL_STRIP     ?= -s
 
 RELEASE_BIN := .build/release/pkgtool
 DEBUG_BIN   := .build/debug/pkgtool
@@ -58,7 +62,7 @@ help:
 	@echo "  test         debug build of pkgtool, its man page, then swift test  [SWIFT_TEST_FLAGS=...]"
 	@echo "  demo         build, then run scripts/demo.sh on Samples/ (output in build/)"
 	@echo "  man          the man page, by swift-argument-parser's generate-manual, from MAN_CONFIG's build (release): $(MANPAGE)"
-	@echo "  install      build, then install pkgtool, its man page and bash/zsh/fish completions"
+	@echo "  install      build, then install pkgtool (stripped), its man page and bash/zsh/fish completions"
 	@echo "               under \$$(DESTDIR)\$$(PREFIX) (PREFIX=$(PREFIX)); PKGTOOL_BIN=... installs that binary unbuilt"
 	@echo "  uninstall    remove what install installed"
 	@echo "  docs         PkgKit's DocC documentation: $(DOCS_DIR)/PkgKit.doccarchive"
@@ -81,7 +85,7 @@ build: deps
 test: test-deps
 	@$(BUILDING) "pkgtool and the tests (debug)" $(DEBUG_BIN) 6 -- $(SWIFT) build --build-tests -q $(SWIFT_BUILD_FLAGS)
 	@$(MAKE) --no-print-directory man MAN_CONFIG=debug
-	@$(TESTING) suite "Running the test suite (about 4 minutes: end-to-end tests run the binary on real packages, and an app is built against PkgKit alone)" -- \
+	@$(TESTING) suite "Running the test suite (a few minutes: end-to-end tests run the binary on real packages and real servers)" -- \
 	    $(SWIFT) test --skip-build $(SWIFT_TEST_FLAGS)
 
 demo: build
@@ -107,7 +111,7 @@ install: $(if $(filter $(RELEASE_BIN),$(PKGTOOL_BIN)),build man) completions
 	@test -s $(MANPAGE) || { echo "install: no man page at $(MANPAGE): run 'make man' first" >&2; exit 1; }
 	$(INSTALL) -d "$(DESTDIR)$(BINDIR)" "$(DESTDIR)$(MANDIR)/man1" "$(DESTDIR)$(BASH_COMPLETION_DIR)" \
 	    "$(DESTDIR)$(ZSH_COMPLETION_DIR)" "$(DESTDIR)$(FISH_COMPLETION_DIR)"
-	$(INSTALL) -m 0755 $(PKGTOOL_BIN) "$(DESTDIR)$(BINDIR)/pkgtool"
+	$(INSTALL) -m 0755 $(INSTALL_STRIP) $(PKGTOOL_BIN) "$(DESTDIR)$(BINDIR)/pkgtool"
 	$(INSTALL) -m 0644 $(MANPAGE) "$(DESTDIR)$(MANDIR)/man1/pkgtool.1"
 	$(INSTALL) -m 0644 $(COMPLETIONS_DIR)/pkgtool.bash "$(DESTDIR)$(BASH_COMPLETION_DIR)/pkgtool"
 	$(INSTALL) -m 0644 $(COMPLETIONS_DIR)/pkgtool.zsh "$(DESTDIR)$(ZSH_COMPLETION_DIR)/_pkgtool"

@@ -60,6 +60,11 @@ import Glibc
         }
         let installed = try CommandRunner.run(usr + "/bin/pkgtool", ["--version"])
         #expect(installed.status == 0 && !installed.stdout.isEmpty)
+        #if os(Linux)
+        // Installed stripped: no symbol table, no debug information.
+        let sections = try CommandRunner.run("/usr/bin/readelf", ["-S", "-W", usr + "/bin/pkgtool"]).stdout
+        #expect(sections.contains(".text") && !sections.contains(".symtab") && !sections.contains(".debug_info"), "not stripped:\n\(sections)")
+        #endif
         let man = String(decoding: try s.read("dest/usr/share/man/man1/pkgtool.1"), as: UTF8.self)
         #expect(man.contains(".Dt PKGTOOL 1"), "not an mdoc man page")
         for name in try Self.subcommands() {
@@ -185,6 +190,17 @@ import Glibc
         #if os(Linux)
         for line in releaseBuilds { #expect(line.contains("--static-swift-stdlib"), "a release build without the static flags: \(line)") }
         #endif
-        #expect(plan.stdout.contains("install -m 0755 .build/release/pkgtool "), "\(plan.stdout)")
+        #expect(plan.stdout.contains("install -m 0755 -s .build/release/pkgtool "), "installed unstripped: \(plan.stdout)")
     }
+
+    #if os(Linux)
+    /// pkgtool links neither libcurl nor FoundationNetworking: PkgKit leaves URLSession out on
+    /// Linux, where libcurl brought some thirty shared libraries with it.
+    @Test func pkgtoolLinksNoLibcurl() throws {
+        let libraries = try CommandRunner.run("/usr/bin/ldd", [CommandRunner.pkgtool])
+        try #require(libraries.status == 0, "\(libraries.stderr)")
+        #expect(libraries.stdout.contains("libarchive"), "ldd must list pkgtool's own libraries:\n\(libraries.stdout)")
+        #expect(!libraries.stdout.contains("libcurl") && !libraries.stdout.contains("FoundationNetworking"), "\(libraries.stdout)")
+    }
+    #endif
 }
