@@ -72,6 +72,9 @@ let package = Package(
             ]),
         // `bench/transport.sh`: one download through one of PkgKit's HTTP transports.
         .executableTarget(name: "transportbench", dependencies: ["PkgKit"], path: "bench/transportbench"),
+        // An app's-eye view of PkgKit: a program that depends on the PkgKit library alone, built
+        // with everything else; `PortabilityTests` runs it and reads what it links.
+        .executableTarget(name: "portability-check", dependencies: ["PkgKit"], path: "Tests/Portability"),
         // libFuzzer harness over readers + rules (`make fuzz`); a plain build replays inputs.
         .executableTarget(name: "pkgfuzz", dependencies: ["PkgKit", "PkgKitArchive"]),
         // What every test target shares: scratch folders, running the built binary, crafting xar.
