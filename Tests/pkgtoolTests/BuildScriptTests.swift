@@ -86,6 +86,37 @@ import TestSupport
         #expect(!failed.stderr.contains("✔ Test t1()"), "the passing tests are listed too")
     }
 
+    /// A test that takes long is named while it runs: every progress line lists the tests that
+    /// started and have not finished for longer than the period (here 1 s instead of 30), and
+    /// only those. The stand-in holds its slow tests open until such a line has been printed.
+    @Test func aLongTestIsNamedWhileItRuns() throws {
+        let s = try Scratch()
+        let progress = s.path("progress.txt")
+        let swift = try Self.stub(s, "swift", """
+            echo "◇ Test quick() started."; echo "✔ Test quick() passed after 0.001 seconds."
+            echo '◇ Test "a display name" started.'
+            echo "◇ Test slow(name:) started."; echo '◇ Test case passing 1 argument name → "x" to slow(name:) started.'
+            echo "◇ Test same() started."; echo "◇ Test same() started."; echo "✔ Test same() passed after 0.001 seconds."
+            # Gives up after a minute, so a runner that never names them fails the test, not hangs it.
+            for i in $(seq 600); do grep -q "running for over" '\(progress)' && break; sleep 0.1; done
+            echo "✔ Test slow(name:) with 1 test case passed after 2 seconds."; echo "✔ Test same() passed after 2 seconds."
+            echo '✘ Test "a display name" failed after 2 seconds with 1 issue.'
+            echo "✘ Test run with 4 tests in 2 suites failed after 2.0 seconds with 1 issue."
+            exit 1
+            """)
+        let run = try CommandRunner.run("/bin/bash", ["-c", "bash scripts/run-tests.sh 1-main 'Running the suite' -- '\(swift)' test > '\(progress)'"],
+                                        in: CommandRunner.packageRoot, environment: ["BUILD_LOGS": s.path("logs"), "PROGRESS_SECONDS": "1"])
+        #expect(run.status == 1)
+        let named = (s.text("progress.txt") ?? "").split(separator: "\n").filter { $0.contains("running for over 1 s:") }
+        #expect(!named.isEmpty, "\(s.text("progress.txt") ?? "")")
+        for line in named {
+            // Two suites' `same()` started and one ended: the other is still running. A parameterized
+            // test is named once, not by its cases.
+            #expect(line.contains("slow(name:) (") && line.contains("\"a display name\" (") && line.contains("same() ("), "\(line)")
+            #expect(!line.contains("quick()") && !line.contains("case passing"), "\(line)")
+        }
+    }
+
     /// `make test` and `make build` run through these scripts, quietly; `make test` is one `swift test`.
     @Test(arguments: ["test", "build", "demo"])
     func makeTargetsBuildThroughTheQuietScripts(target: String) throws {
