@@ -77,9 +77,10 @@ public final class NginxServer: @unchecked Sendable {
     }
 
     /// The access log so far. nginx writes a line when a response ends, so a test that has just
-    /// received a body may ask for `atLeast` lines and wait (up to 5 seconds) for them.
+    /// received a body may ask for `atLeast` lines and wait for them (30 seconds at most: a
+    /// bound for a line that never comes, not a guess at how long nginx takes on a busy machine).
     public func log(atLeast count: Int = 0) -> [ServedRequest] {
-        let deadline = Date().addingTimeInterval(5)
+        let deadline = Date().addingTimeInterval(30)
         while true {
             let records = readLog()
             if records.count >= count || Date() > deadline { return records }
@@ -162,18 +163,13 @@ public final class NginxServer: @unchecked Sendable {
     }
 
     private static func waitUntilListening(_ port: Int, process: Process) -> Bool {
-        let deadline = Date().addingTimeInterval(10)
+        // A bound for an nginx that never listens (it exits when it cannot), not a start-up time.
+        let deadline = Date().addingTimeInterval(30)
         while Date() < deadline && process.isRunning {
-            let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-            var address = sockaddr_in()
-            address.sin_family = sa_family_t(AF_INET)
-            address.sin_port = UInt16(port).bigEndian
-            address.sin_addr.s_addr = inet_addr("127.0.0.1")
-            let connected = withUnsafePointer(to: &address) {
-                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { connect(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) == 0 }
+            if let fd = LoopbackListener.connected(to: port) {
+                close(fd)
+                return true
             }
-            close(fd)
-            if connected { return true }
             usleep(20_000)
         }
         return false
