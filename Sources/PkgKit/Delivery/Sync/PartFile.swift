@@ -55,9 +55,8 @@ final class PartFile: PackageBytes, @unchecked Sendable {
     /// How far ahead of an installer reading it a download is let run. The `.part`'s pages in the
     /// page cache are about this lead, the release lag and one step: on the benchmark's machine a
     /// page the system hands out for the first time in a while costs about 2.5 ms per MiB (its
-    /// host gives free memory back), so 32 MiB ahead and 32 behind in 16 MiB steps cost a full
-    /// sync of the benchmark's 234 MB package 0.10–0.15 s more than 16, 12 and 4 (1.52 against
-    /// 1.37 s, medians of four runs side by side).
+    /// host gives free memory back), so 32 MiB ahead and 32 behind in 16 MiB steps make a full
+    /// sync of the benchmark's package slower than 16, 12 and 4 do.
     static let leadLimit: Int64 = 16 << 20
 
     /// Pages are given back in steps of this many bytes, this far behind the furthest read: past
