@@ -66,29 +66,8 @@ import TestSupport
     }
 }
 
-/// One row of the README's layer table.
-private struct Layer {
-    var name: String
-    var folder: String
-    var mayUse: [String]
-
-    /// The rows of the first table whose header starts `| layer | folder | may use |`.
-    static func table(readme path: String) throws -> [Layer] {
-        let lines = try String(contentsOfFile: path, encoding: .utf8).split(separator: "\n")
-        guard let header = lines.firstIndex(where: { $0.hasPrefix("| layer | folder | may use |") }) else { return [] }
-        return lines[(header + 2)...].prefix { $0.hasPrefix("|") }.map { line in
-            let cells = line.split(separator: "|", omittingEmptySubsequences: false).map { $0.trimmingCharacters(in: .whitespaces) }
-            let folder = cells[2].trimmingCharacters(in: CharacterSet(charactersIn: "`"))
-            let uses = cells[3].split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-            return Layer(name: cells[1], folder: folder, mayUse: uses)
-        }
-    }
-
-    /// The layer whose folder holds `path` (the longest folder that is a prefix).
-    static func owning(_ path: String, in layers: [Layer]) -> Layer? {
-        layers.filter { path.hasPrefix($0.folder) }.max { $0.folder.count < $1.folder.count }
-    }
-}
+/// One row of the README's layer table, as the compiler's check reads it too.
+private typealias Layer = LayerTypeCheck.Layer
 
 /// A Swift source file, read with its comments and string literals blanked out.
 private struct SourceFile {
