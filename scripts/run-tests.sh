@@ -28,8 +28,9 @@ track() {
     complete=$(wc -l <"$log" 2>/dev/null || echo 0)
     [ "$complete" -gt "$read_lines" ] || return 0
     while IFS= read -r line; do
-        # A parameterized test's cases start under it ("Test case passing …") and end with it.
-        [[ $line =~ ^[^\ ]+\ Test\ case\  ]] && continue
+        # A parameterized test's cases start under it ("Test case passing …") and end with it;
+        # "Test run started." is the run's own line.
+        [[ $line =~ ^[^\ ]+\ Test\ (case\ |run\ started\.$) ]] && continue
         if [[ $line =~ ^[^\ ]+\ Test\ (.+)\ started\.$ ]]; then
             name=${BASH_REMATCH[1]}
             running[$name]=$(( ${running[$name]:-0} + 1 ))
@@ -45,12 +46,15 @@ track() {
     done < <(sed -n "$((read_lines + 1)),${complete}p" "$log")
     read_lines=$complete
 }
-# The tests running for more than $every seconds, longest first: "name (N s), ...".
+# The tests running for more than $every seconds, longest first: "name (N s), ..." (five of
+# them at most: swift-testing starts many tests at once, and they wait for one another).
 slow() {
     local name
     for name in "${!since[@]}"; do
         [ $((SECONDS - since[$name])) -gt "$every" ] && printf '%s\t%s\n' $((SECONDS - since[$name])) "$name"
-    done | sort -rn | awk -F '\t' '{ printf "%s%s (%d s)", (NR > 1 ? ", " : ""), $2, $1 }'
+    done | sort -rn | awk -F '\t' '
+        NR <= 5 { printf "%s%s (%d s)", (NR > 1 ? ", " : ""), $2, $1 }
+        END { if (NR > 5) printf " and %d more", NR - 5 }'
 }
 
 echo "==> $what"
