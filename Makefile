@@ -25,8 +25,8 @@ ZSH_COMPLETION_DIR  ?= $(DATADIR)/zsh/site-functions
 FISH_COMPLETION_DIR ?= $(DATADIR)/fish/vendor_completions.d
 DESTDIR           ?=
 INSTALL           ?= install
-# `make install` strips the copy it installs (a user has no use for its symbol table and debug
-# information, a good part of its size); the binary under .build/ keeps them for a debugger.
+# `make install` strips the copy it installs (its symbol table and debug information, about half
+# of a release binary, are of no use to a user); the binary under .build/ keeps them for a debugger.
 # INSTALL_STRIP= installs it as built.
 INSTALL_STRIP     ?= -s
 
