@@ -20,11 +20,14 @@ finished() { grep -E '^[^ ]+ Test .* ((passed|failed) after|skipped)' "$log" 2>/
 
 # The tests that started and have not finished: name -> how many are running under that name
 # (suites may share a test's name) and when the first of them was seen starting. The log is read
-# a complete line at a time, each line once.
-declare -A running=() since=()
+# a complete line at a time, each line once. (Associative arrays need bash 4: macOS's own bash 3.2
+# reports progress without the names.)
+tracking=$(( BASH_VERSINFO[0] >= 4 ))
+[ "$tracking" = 1 ] && declare -A running=() since=()
 read_lines=0
 track() {
     local complete line name
+    [ "$tracking" = 1 ] || return 0
     complete=$(wc -l <"$log" 2>/dev/null || echo 0)
     [ "$complete" -gt "$read_lines" ] || return 0
     while IFS= read -r line; do
@@ -50,6 +53,7 @@ track() {
 # them at most: swift-testing starts many tests at once, and they wait for one another).
 slow() {
     local name
+    [ "$tracking" = 1 ] || return 0
     for name in "${!since[@]}"; do
         [ $((SECONDS - since[$name])) -gt "$every" ] && printf '%s\t%s\n' $((SECONDS - since[$name])) "$name"
     done | sort -rn | awk -F '\t' '
