@@ -66,6 +66,7 @@ help:
 	@echo "               under \$$(DESTDIR)\$$(PREFIX) (PREFIX=$(PREFIX)); PKGTOOL_BIN=... installs that binary unbuilt"
 	@echo "  uninstall    remove what install installed"
 	@echo "  docs         PkgKit's DocC documentation: $(DOCS_DIR)/PkgKit.doccarchive"
+	@echo "  docs-reference  docs/diagnostics.md, from the table pkgtool explain prints (debug build)"
 	@echo "  clean        remove .build and build/"
 	@echo "  bench        build, then bench/run.sh (pkgtool vs bsdtar), sync.sh (sync vs curl + extract), transport.sh"
 	@echo "  fuzz         run scripts/fuzz.sh"
@@ -161,3 +162,11 @@ soak: deps
 	@$(SWIFT) build -q --product pkgtool $(SWIFT_BUILD_FLAGS)
 	@$(SWIFT) build -q --product pkgsoak $(SWIFT_BUILD_FLAGS)
 	@.build/debug/pkgsoak --pkgtool .build/debug/pkgtool $(if $(SEED),--seed $(SEED),)
+
+# docs/diagnostics.md is generated from the explanations `pkgtool explain` prints, so that the
+# two cannot disagree; ExplainTests fails while the committed file is not what this writes.
+.PHONY: docs-reference
+docs-reference: deps
+	@echo "==> Building pkgtool (debug) and writing docs/diagnostics.md"
+	@$(SWIFT) build -q --product pkgtool $(SWIFT_BUILD_FLAGS)
+	@.build/debug/pkgtool explain --markdown > docs/diagnostics.md.tmp && mv docs/diagnostics.md.tmp docs/diagnostics.md

@@ -18,9 +18,11 @@ struct Pkgtool: AsyncParsableCommand {
         A content package holds ContentInfo.plist (ContentVersion, IAPProductIdentifier) and a \
         Contents/ folder. --json and --quiet go before or after the command name. Exit status: \
         0 success, 1 invalid package or refused operation, 2 input unreadable or I/O error, \
-        64 wrong usage, 130 / 143 interrupted (SIGINT / SIGTERM).
+        3 updates available (sync --check), 64 wrong usage, 130 / 143 interrupted (SIGINT / \
+        SIGTERM). 'pkgtool explain CODE' says what a diagnostic code means and how to fix it.
         """,
-        subcommands: [Create.self, Validate.self, Extract.self, Inspect.self, Diff.self, Publish.self, Sync.self, Keygen.self, Convert.self]
+        subcommands: [Create.self, Validate.self, Extract.self, Inspect.self, Diff.self, Publish.self, Sync.self, Keygen.self, Convert.self,
+                      Explain.self]
     )
 
     /// `--json` and `--quiet` given before the command name.

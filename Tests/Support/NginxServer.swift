@@ -32,8 +32,9 @@ public final class NginxServer: @unchecked Sendable {
 
     /// Starts nginx serving `root` and waits until it accepts connections. `limitRate` slows
     /// every response to that many bytes per second; `honorRanges: false` makes nginx answer
-    /// 200 with the whole file to Range requests (`max_ranges 0`).
-    public init(root: String, limitRate: Int? = nil, honorRanges: Bool = true) throws {
+    /// 200 with the whole file to Range requests (`max_ranges 0`). `server`, given the port,
+    /// replaces the whole `server { }` block (a configuration as a user writes it).
+    public init(root: String, limitRate: Int? = nil, honorRanges: Bool = true, server: ((Int) -> String)? = nil) throws {
         guard Self.isAvailable else { throw ServerError("\(Self.binary) is not installed: run `make deps`") }
         self.root = root
         directory = NSTemporaryDirectory() + "pkgtool-nginx-" + UUID().uuidString
@@ -45,7 +46,7 @@ public final class NginxServer: @unchecked Sendable {
         // does, so try a few.
         for _ in 0..<5 {
             let candidate = try Self.freePort()
-            try Self.config(port: candidate, root: root, directory: directory, limitRate: limitRate, honorRanges: honorRanges)
+            try Self.config(port: candidate, root: root, directory: directory, limitRate: limitRate, honorRanges: honorRanges, server: server)
                 .write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Self.binary)
@@ -114,9 +115,19 @@ public final class NginxServer: @unchecked Sendable {
         }
     }
 
-    private static func config(port: Int, root: String, directory: String, limitRate: Int?, honorRanges: Bool) -> String {
+    private static func config(port: Int, root: String, directory: String, limitRate: Int?, honorRanges: Bool,
+                               server: ((Int) -> String)?) -> String {
         // As root, nginx would hand its workers to `nobody`, who may not read the test's files.
         let user = getuid() == 0 ? "user root;\n" : ""
+        let plainServer = """
+            server {
+                listen 127.0.0.1:\(port);
+                root \(root);
+                \(limitRate.map { "limit_rate \($0);" } ?? "")
+                \(honorRanges ? "" : "max_ranges 0;")
+                location / { }
+            }
+            """
         return """
         \(user)worker_processes 1;
         daemon off;
@@ -135,13 +146,7 @@ public final class NginxServer: @unchecked Sendable {
             default_type application/octet-stream;
             sendfile on;
             keepalive_timeout 30;
-            server {
-                listen 127.0.0.1:\(port);
-                root \(root);
-                \(limitRate.map { "limit_rate \($0);" } ?? "")
-                \(honorRanges ? "" : "max_ranges 0;")
-                location / { }
-            }
+            \(server?(port) ?? plainServer)
         }
 
         """
