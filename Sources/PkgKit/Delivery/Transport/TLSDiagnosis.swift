@@ -141,8 +141,13 @@ enum TLSDiagnosis {
             let channel = try await bootstrap.connect(host: host, port: port).get()
             // A refused verification ends the handshake and closes the channel; a server that
             // stays silent is closed after `limit`.
+            // A cancelled sync closes it at once.
             let backstop = channel.eventLoop.scheduleTask(in: limit) { channel.close(promise: nil) }
-            try? await channel.closeFuture.get()
+            await withTaskCancellationHandler {
+                try? await channel.closeFuture.get()
+            } onCancel: {
+                channel.close(promise: nil)
+            }
             backstop.cancel()
         } catch {
             return nil
