@@ -83,6 +83,7 @@ struct SyncHTTPSCommandTests {
         #expect(diagnostics.first?["code"] as? String == "unreadable-input")
         #expect((diagnostics.first?["message"] as? String)?.contains("--ca-cert") == true)
         #expect(json.stderr.isEmpty)
+        #expect(!json.stdout.contains("transportFailure"), "the typed failure stays out of the JSON: \(json.stdout)")
 
         // Another CA given: still not trusted, and said so.
         let wrong = try await sync(url, ["--ca-cert", certificates.otherAuthority])
@@ -212,6 +213,19 @@ struct SyncHTTPSCommandTests {
         let result = try await sync(url)
         #expect(result.status == 2)
         #expect(onlyLine(result) == "error[unreadable-input] \(url.absoluteString): cannot connect to 127.0.0.1:\(port): connection refused")
+        #expect(result.stdout == "failed \(Self.id): nothing installed; run sync again\n")
+    }
+
+    /// A server that never answers: the timeout's line says which option sets it, and a retry
+    /// may help.
+    @Test func aSilentServerTimesOutWithTheOptionNamed() async throws {
+        let server = try SilentServer()
+        defer { server.stop() }
+        let url = server.url("catalog.json")
+        let result = try await sync(url, ["--timeout", "0.2"])
+        #expect(result.status == 2)
+        #expect(onlyLine(result) == "error[unreadable-input] \(url.absoluteString): nothing arrived from 127.0.0.1:\(url.port ?? 0) "
+                + "for too long (timed out); --timeout sets how long")
         #expect(result.stdout == "failed \(Self.id): nothing installed; run sync again\n")
     }
 
