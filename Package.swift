@@ -20,6 +20,9 @@ let package = Package(
         // the connection, where FoundationNetworking's one shared queue could wedge (bench/TRANSPORT.md).
         .package(url: "https://github.com/swift-server/async-http-client", from: "1.37.0"),
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
+        // HTTPS: trust roots beyond the system's, and why a server's certificate did not verify.
+        .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
+        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         // `make docs` only: the DocC plugin (a command plugin, built when it is run).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -58,6 +61,9 @@ let package = Package(
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
                 .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: [.linux])),
                 .product(name: "NIOFoundationCompat", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(platforms: [.linux])),
+                .product(name: "X509", package: "swift-certificates", condition: .when(platforms: [.linux])),
             ],
             // The layer table that LayeringTests holds the sources to.
             exclude: ["README.md"]),
@@ -86,7 +92,13 @@ let package = Package(
         .executableTarget(name: "pkgsoak", dependencies: ["TestSupport"], path: "Tests/Soak"),
         .testTarget(
             name: "PkgKitTests",
-            dependencies: ["PkgKit", "PkgKitArchive", "TestSupport", "CZlib", .product(name: "Crypto", package: "swift-crypto")]),
+            dependencies: [
+                "PkgKit", "PkgKitArchive", "TestSupport", "CZlib", .product(name: "Crypto", package: "swift-crypto"),
+                // The HTTP client's and TLS library's errors, to check the words the transport gives them.
+                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
+                .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(platforms: [.linux])),
+            ]),
         .testTarget(
             name: "pkgtoolTests",
             dependencies: ["pkgtool", "PkgKit", "TestSupport", "CZlib", .product(name: "Crypto", package: "swift-crypto")]),

@@ -25,6 +25,8 @@ public final class NginxServer: @unchecked Sendable {
     public let port: Int
     /// The temp folder holding config, logs, pid file and nginx's temp folders.
     public let directory: String
+    /// True when it speaks HTTPS (only).
+    public let isTLS: Bool
 
     private let process: Process
     private let lock = NSLock()
@@ -32,11 +34,16 @@ public final class NginxServer: @unchecked Sendable {
 
     /// Starts nginx serving `root` and waits until it accepts connections. `limitRate` slows
     /// every response to that many bytes per second; `honorRanges: false` makes nginx answer
-    /// 200 with the whole file to Range requests (`max_ranges 0`). `server`, given the port,
-    /// replaces the whole `server { }` block (a configuration as a user writes it).
-    public init(root: String, limitRate: Int? = nil, honorRanges: Bool = true, server: ((Int) -> String)? = nil) throws {
+    /// 200 with the whole file to Range requests (`max_ranges 0`). With `tls`, it speaks HTTPS
+    /// with that certificate, in the TLS `protocols` and `ciphers` given (nginx's `ssl_protocols`
+    /// and `ssl_ciphers`). `server`, given the port, replaces the whole `server { }` block (a
+    /// configuration as a user writes it).
+    public init(root: String, limitRate: Int? = nil, honorRanges: Bool = true,
+                tls: TestCertificates.Server? = nil, protocols: String = "TLSv1.2 TLSv1.3", ciphers: String = "HIGH:!aNULL",
+                server: ((Int) -> String)? = nil) throws {
         guard Self.isAvailable else { throw ServerError("\(Self.binary) is not installed: run `make deps`") }
         self.root = root
+        isTLS = tls != nil
         directory = NSTemporaryDirectory() + "pkgtool-nginx-" + UUID().uuidString
         for folder in ["", "/logs", "/temp"] {
             try FileManager.default.createDirectory(atPath: directory + folder, withIntermediateDirectories: true)
@@ -46,7 +53,11 @@ public final class NginxServer: @unchecked Sendable {
         // does, so try a few.
         for _ in 0..<5 {
             let candidate = try Self.freePort()
-            try Self.config(port: candidate, root: root, directory: directory, limitRate: limitRate, honorRanges: honorRanges, server: server)
+            let listen = tls.map { "listen 127.0.0.1:\(candidate) ssl;\n        ssl_certificate \($0.certificate);\n"
+                + "        ssl_certificate_key \($0.key);\n        ssl_protocols \(protocols);\n        ssl_ciphers \(ciphers);" }
+                ?? "listen 127.0.0.1:\(candidate);"
+            try Self.config(listen: listen, port: candidate, root: root, directory: directory, limitRate: limitRate,
+                            honorRanges: honorRanges, server: server)
                 .write(toFile: directory + "/nginx.conf", atomically: true, encoding: .utf8)
             let process = Process()
             process.executableURL = URL(fileURLWithPath: Self.binary)
@@ -72,9 +83,10 @@ public final class NginxServer: @unchecked Sendable {
 
     deinit { stop() }
 
-    /// `http://127.0.0.1:PORT/` plus `path`.
-    public func url(_ path: String) -> URL {
-        URL(string: "http://127.0.0.1:\(port)/" + (path.hasPrefix("/") ? String(path.dropFirst()) : path))!
+    /// `http://127.0.0.1:PORT/` (`https://` with TLS, and `host` for another name of this
+    /// machine, `localhost`) plus `path`.
+    public func url(_ path: String, host: String = "127.0.0.1") -> URL {
+        URL(string: "\(isTLS ? "https" : "http")://\(host):\(port)/" + (path.hasPrefix("/") ? String(path.dropFirst()) : path))!
     }
 
     /// The access log so far. nginx writes a line when a response ends, so a test that has just
@@ -115,13 +127,13 @@ public final class NginxServer: @unchecked Sendable {
         }
     }
 
-    private static func config(port: Int, root: String, directory: String, limitRate: Int?, honorRanges: Bool,
+    private static func config(listen: String, port: Int, root: String, directory: String, limitRate: Int?, honorRanges: Bool,
                                server: ((Int) -> String)?) -> String {
         // As root, nginx would hand its workers to `nobody`, who may not read the test's files.
         let user = getuid() == 0 ? "user root;\n" : ""
         let plainServer = """
             server {
-                listen 127.0.0.1:\(port);
+                \(listen)
                 root \(root);
                 \(limitRate.map { "limit_rate \($0);" } ?? "")
                 \(honorRanges ? "" : "max_ranges 0;")

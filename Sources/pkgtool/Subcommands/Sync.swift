@@ -41,6 +41,9 @@ extension Pkgtool {
         @Option(help: ArgumentHelp("Fail a transfer that receives nothing for this many seconds (it is retried a few times).", valueName: "SECONDS"))
         var timeout: Double = 30
 
+        @Option(name: .customLong("ca-cert"), help: ArgumentHelp("Also trust the certificate authorities in this PEM file for HTTPS (a staging server's private CA), on top of the system's. Repeatable.", valueName: "PEM"))
+        var caCerts: [String] = []
+
         @Flag(help: "Report what a sync would do, writing nothing and downloading no package (exit 3 when updates are available).")
         var check = false
 
@@ -78,13 +81,14 @@ extension Pkgtool {
                                              delta: !noDelta,
                                              transferPolicy: TransferPolicy(idleTimeout: .milliseconds(Int64(timeout * 1000))),
                                              cancellation: cancellation)
-            let client = SyncClient(catalogURL: catalogURL, documents: documents)
-            if check { return .check(try await client.check(options)) }
+            let client = SyncClient(catalogURL: catalogURL, documents: documents, trust: try ServerTrust(pemFiles: caCerts))
+            let advice = TransportAdvice(caCerts: caCerts)
+            if check { return advice.advising(.check(try await client.check(options))) }
             let bar = ProgressBar(enabled: !output.json && !output.quiet)
             defer { bar.finish() }
-            return .sync(try await client.sync(options) { step in
+            return advice.advising(.sync(try await client.sync(options) { step in
                 if step.phase == .downloading { bar.update(step.done, of: step.total, label: step.productIdentifier) }
-            })
+            }))
         }
 
         /// Every product asked for shares the failure.
@@ -92,10 +96,10 @@ extension Pkgtool {
             let status: SyncStatus = failure.code.disposition == .refused ? .refused : .failed
             if check {
                 return .check(SyncCheckReport(products: products.map { ProductCheck(productIdentifier: $0, status: status, diagnostics: [failure]) },
-                                              bytesDownloaded: 0, signature: nil, diagnostics: [failure]))
+                                              bytesDownloaded: 0, signature: nil, diagnostics: products.isEmpty ? [failure] : []))
             }
             return .sync(SyncReport(products: products.map { ProductSyncResult(productIdentifier: $0, status: status, diagnostics: [failure]) },
-                                    diagnostics: [failure]))
+                                    diagnostics: products.isEmpty ? [failure] : []))
         }
 
         func printText(_ report: SyncCommandReport, _ output: OutputOptions) {
@@ -143,7 +147,8 @@ extension Pkgtool {
             case .refused:
                 return "refused \(Self.name(id, product.contentVersion)): nothing installed"
             case .failed:
-                return "failed \(Self.name(id, product.contentVersion)): nothing installed; run sync again"
+                let retry = TransportAdvice.retryMayHelp(product.transportFailure) ? "; run sync again" : ""
+                return "failed \(Self.name(id, product.contentVersion)): nothing installed\(retry)"
             }
         }
 

@@ -19,6 +19,8 @@ public struct ProductCheck: Sendable, Encodable, Equatable {
     @Nullable public var fullDownloadReason: SyncPlan.FullDownloadReason? = nil
     /// Why it was refused or failed, or warnings.
     public var diagnostics: [Diagnostic]
+    /// The network failure that failed it, when one did (see `ProductSyncResult`). Not in the JSON.
+    @NotInJSON public var transportFailure: TransportError? = nil
 
     /// A check of `productIdentifier` with nothing found yet.
     public init(productIdentifier: String, status: SyncStatus = .unchanged, diagnostics: [Diagnostic] = []) {
@@ -39,15 +41,23 @@ public struct SyncCheckReport: Sendable, Encodable, Equatable {
     public var bytesDownloaded: Int64
     /// What is known of the catalog's signature (see `SyncReport.signature`).
     @Nullable public var signature: CatalogSignatureStatus? = nil
-    /// Findings about the catalog itself.
+    /// Findings about the catalog itself, when no product carries them.
     public var diagnostics: [Diagnostic]
+    /// The network failure that stopped the check before any product (see `SyncReport`). Not
+    /// in the JSON.
+    @NotInJSON public var transportFailure: TransportError? = nil
 
     /// The check of a run that stopped before any product was looked at.
     init(_ stopped: SyncReport) {
-        products = stopped.products.map { ProductCheck(productIdentifier: $0.productIdentifier, status: $0.status, diagnostics: $0.diagnostics) }
+        products = stopped.products.map { stopped in
+            var check = ProductCheck(productIdentifier: stopped.productIdentifier, status: stopped.status, diagnostics: stopped.diagnostics)
+            check.transportFailure = stopped.transportFailure
+            return check
+        }
         bytesDownloaded = stopped.bytesDownloaded
         signature = stopped.signature
         diagnostics = stopped.diagnostics
+        transportFailure = stopped.transportFailure
     }
 
     /// A report with these checks.
@@ -102,6 +112,7 @@ extension SyncClient {
             } catch let error as any DiagnosableError {
                 check.status = error.disposition == .refused ? .refused : .failed
                 check.diagnostics.append(error.diagnostic)
+                check.transportFailure = error as? TransportError
             }
             report.products.append(check)
         }

@@ -16,6 +16,8 @@ import Foundation
 ///                         documents: documents.path)
 /// let report = try await client.sync(SyncClient.Options(products: ["com.example.book.chapter1"], trustedKeys: [key]))
 /// ```
+///
+/// A server signed by a private CA is trusted with `SyncClient(catalogURL:documents:trust:)`.
 public struct SyncClient: Sendable {
     /// The catalog's URL (`http`, `https` or `file`).
     public var catalogURL: URL
@@ -70,6 +72,12 @@ public struct SyncClient: Sendable {
         self.transport = transport
     }
 
+    /// A client whose HTTPS servers may also be signed by the certificate authorities `trust`
+    /// adds to the system's (a staging server's private CA, or the app's own CA, pinned).
+    public init(catalogURL: URL, documents: String, trust: ServerTrust) {
+        self.init(catalogURL: catalogURL, documents: documents, transport: StandardTransport(trust: trust))
+    }
+
     /// Runs the sync. Every failure is a value in the report; only cancellation (the task's, or
     /// `options.cancellation`) throws, as `OperationCancelled`, within moments: a transfer in
     /// progress is dropped, an install in progress removes its staging folder, and a download in
@@ -115,10 +123,17 @@ public struct SyncClient: Sendable {
                                                   retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy)
             return .ready(products: selected, catalog: fetched)
         } catch let error as any DiagnosableError {
-            // The catalog itself could not be used: every selected product shares its fate.
+            // The catalog itself could not be used: every selected product shares its fate, and
+            // says so itself; the report's own list holds it only when no product does.
             let status: SyncStatus = error.disposition == .refused ? .refused : .failed
-            return .stopped(SyncReport(products: selected.map { ProductSyncResult(productIdentifier: $0, status: status, diagnostics: [error.diagnostic]) },
-                                       bytesDownloaded: transport.bytesReceived, diagnostics: [error.diagnostic]))
+            let failure = error as? TransportError
+            var report = SyncReport(products: selected.map { id in
+                var result = ProductSyncResult(productIdentifier: id, status: status, diagnostics: [error.diagnostic])
+                result.transportFailure = failure
+                return result
+            }, bytesDownloaded: transport.bytesReceived, diagnostics: selected.isEmpty ? [error.diagnostic] : [])
+            report.transportFailure = failure
+            return .stopped(report)
         }
     }
 

@@ -49,6 +49,7 @@ struct SyncExecutor {
         } catch let error as any DiagnosableError {
             result.status = error.disposition == .refused ? .refused : .failed
             result.diagnostics.append(error.diagnostic)
+            result.transportFailure = error as? TransportError
         }
         result.bytesDownloaded = received.value
         return result

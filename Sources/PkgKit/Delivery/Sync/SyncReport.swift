@@ -44,6 +44,10 @@ public struct ProductSyncResult: Sendable, Encodable, Equatable {
     public var listed: Bool
     /// Findings: why it was refused or failed, or warnings.
     public var diagnostics: [Diagnostic]
+    /// The network failure that failed it, when one did (its diagnostic is in `diagnostics`):
+    /// whether it may pass by itself, and a TLS failure's reason, for a front end's advice.
+    /// Not in the JSON.
+    @NotInJSON public var transportFailure: TransportError? = nil
 
     /// A result with nothing done yet.
     public init(productIdentifier: String, status: SyncStatus = .unchanged, previousVersion: String? = nil,
@@ -72,9 +76,13 @@ public struct SyncReport: Sendable, Encodable, Equatable {
     /// What is known of the catalog's signature: `verified` with trusted keys; without them,
     /// `unchecked` when the catalog is signed, `absent` when it is not. nil when no catalog came.
     @Nullable public var signature: CatalogSignatureStatus? = nil
-    /// Findings about the catalog itself (unreachable, invalid, badly signed); each affected
-    /// product carries them too.
+    /// Findings about the catalog itself (unreachable, invalid, badly signed) when no product
+    /// carries them: each product affected has them in its own `diagnostics`, so that a
+    /// report lists a failure once.
     public var diagnostics: [Diagnostic]
+    /// The network failure that stopped the run before any product was looked at (the catalog
+    /// could not be fetched), when one did. Not in the JSON.
+    @NotInJSON public var transportFailure: TransportError? = nil
 
     /// A report.
     public init(products: [ProductSyncResult] = [], bytesDownloaded: Int64 = 0, signature: CatalogSignatureStatus? = nil,

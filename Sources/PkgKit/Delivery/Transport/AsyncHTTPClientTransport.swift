@@ -4,6 +4,8 @@ import Foundation
 import NIOCore
 import NIOFoundationCompat
 import NIOHTTP1
+import NIOPosix
+import NIOSSL
 
 /// `HTTPTransport` over AsyncHTTPClient (SwiftNIO): sync's HTTP client on Linux.
 ///
@@ -16,13 +18,32 @@ import NIOHTTP1
 /// Responses are never decompressed or cached (`Accept-Encoding: identity`: sizes and ranges
 /// mean file bytes); redirects are followed (a CDN may answer with one). The idle timeout is not
 /// the client's: `HTTPTransport.get` enforces it on the clock it is given.
+///
+/// HTTPS servers are verified against the system's trust store (`SystemTrustStore`: the one curl
+/// and openssl use) plus the certificates `trust` adds. A certificate that does not verify is a
+/// `TransportError.tls` that says why (`TLSDiagnosis`).
 public struct AsyncHTTPClientTransport: HTTPTransport {
     /// The `User-Agent` header sent.
     public var userAgent: String
+    /// The certificate authorities trusted besides the system's.
+    public let trust: ServerTrust
+    /// The TLS configuration of requests when `trust` adds certificates (else the client's
+    /// own), or why it could not be made.
+    private let tlsConfiguration: Result<TLSConfiguration, ServerTrustError>?
 
-    /// A transport sending `userAgent`.
-    public init(userAgent: String = "PkgKit/\(PkgKitVersion.current)") {
+    /// A transport sending `userAgent`, trusting the system's store and `trust`'s certificates.
+    public init(userAgent: String = "PkgKit/\(PkgKitVersion.current)", trust: ServerTrust = .system) {
         self.userAgent = userAgent
+        self.trust = trust
+        if trust.additionalCertificates.isEmpty {
+            tlsConfiguration = nil
+        } else {
+            do {
+                tlsConfiguration = .success(try SystemTrustStore.current().configuration(adding: trust))
+            } catch {
+                tlsConfiguration = .failure(ServerTrustError(path: "the added certificates", "the TLS library cannot load one of them"))
+            }
+        }
     }
 
     /// One client for the process, never shut down: like `HTTPClient.shared`, but reading
@@ -36,6 +57,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         // A refused connection fails its request at once: retrying is the caller's `RetryPolicy`,
         // with its backoff, not a pool that keeps trying until the connect timeout.
         configuration.connectionPool.retryConnectionEstablishment = false
+        configuration.tlsConfiguration = try? SystemTrustStore.current().configuration(adding: .system)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
@@ -49,11 +71,12 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         outgoing.headers.add(name: "User-Agent", value: userAgent)
         outgoing.headers.add(name: "Accept-Encoding", value: "identity")
         if let range = request.range { outgoing.headers.add(name: "Range", value: range.headerValue) }
+        if let tlsConfiguration { outgoing.tlsConfiguration = try tlsConfiguration.get() }
         let response: HTTPClientResponse
         do {
             response = try await Self.client.execute(outgoing, deadline: .distantFuture)
         } catch {
-            throw Self.map(error, url: url)
+            throw await Self.diagnosed(Self.map(error, url: url), request.url)
         }
         let headers = response.headers
         let head = HTTPResponseHead(
@@ -65,36 +88,78 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         return HTTPResponse(head: head, body: HTTPBody(next: { try await body.next() }, cancel: { body.cancel() }))
     }
 
-    /// AsyncHTTPClient's and NIO's errors as `TransportError`s (or `CancellationError`).
+    /// A certificate that did not verify, with the reason found by asking the server again;
+    /// any other error as it is.
+    private static func diagnosed(_ error: any Error, _ url: URL) async -> any Error {
+        guard let failure = error as? TransportError, case .tls(let link, let host, .unverified) = failure else { return error }
+        let port = url.port ?? 443
+        return TransportError.tls(url: link, host: host, await TLSDiagnosis.diagnose(host: host, port: port))
+    }
+
+    /// AsyncHTTPClient's, NIO's and the TLS library's errors as `TransportError`s (or
+    /// `CancellationError`), in words: never a library's own text, an error number or a path.
     static func map(_ error: any Error, url: String) -> any Error {
         if error is CancellationError { return error }
+        let host = URL(string: url)?.host ?? url
+        if let failure = TLSDiagnosis.failure(of: error) {
+            return TransportError.tls(url: url, host: host, failure)
+        }
         if let error = error as? HTTPClientError {
             switch error {
             case .cancelled, .deadlineExceeded: return CancellationError()
-            case .connectTimeout, .tlsHandshakeTimeout: return TransportError.cannotConnect(url: url, "\(error)")
+            case .connectTimeout: return TransportError.cannotConnect(url: url, "timed out")
+            case .tlsHandshakeTimeout: return TransportError.cannotConnect(url: url, "the TLS handshake timed out")
             case .readTimeout: return TransportError.timedOut(url: url)
-            case .remoteConnectionClosed, .bodyLengthMismatch: return TransportError.connectionLost(url: url, "\(error)")
+            case .remoteConnectionClosed: return TransportError.connectionLost(url: url, "the server closed the connection")
+            case .bodyLengthMismatch: return TransportError.connectionLost(url: url, "the body's length is not the one announced")
             case .invalidURL, .emptyHost, .emptyScheme: return TransportError.unsupportedURL(url)
-            default: return TransportError.failed(url: url, "\(error)")
+            case .redirectLimitReached: return TransportError.failed(url: url, "the server redirects more than 10 times")
+            case .redirectCycleDetected: return TransportError.failed(url: url, "the server's redirects go round in a circle")
+            default: return TransportError.failed(url: url, "the HTTP exchange failed (\(plain(error)))")
             }
+        }
+        if let error = error as? NIOConnectionError {
+            if error.connectionErrors.isEmpty, error.dnsAError != nil || error.dnsAAAAError != nil {
+                return TransportError.cannotConnect(url: url, "no such host (\(host) does not resolve)")
+            }
+            let reason = error.connectionErrors.lazy.compactMap { ($0.error as? IOError).map(\.errnoCode) }.first
+            return TransportError.cannotConnect(url: url, reason.map(words(errno:)) ?? "no address of \(host) answered")
         }
         if let error = error as? IOError {
             switch error.errnoCode {
             case ECONNREFUSED, EHOSTUNREACH, ENETUNREACH, ETIMEDOUT:
-                return TransportError.cannotConnect(url: url, error.description)
+                return TransportError.cannotConnect(url: url, words(errno: error.errnoCode))
             default:
-                return TransportError.connectionLost(url: url, error.description)
+                return TransportError.connectionLost(url: url, words(errno: error.errnoCode))
             }
         }
-        if error is ChannelError || error is HTTPParserError {
-            return TransportError.connectionLost(url: url, "\(error)")
+        if error is ChannelError || error is HTTPParserError || error is NIOSSLError {
+            return TransportError.connectionLost(url: url, "the connection failed (\(plain(error)))")
         }
-        let text = String(describing: error)
-        // NIOPosix's connection failure (every address refused) is not a public type to match.
-        if text.contains("NIOConnectionError") || text.contains("connectionRefused") {
-            return TransportError.cannotConnect(url: url, text)
+        return TransportError.failed(url: url, "the HTTP exchange failed (\(plain(error)))")
+    }
+
+    /// A network error number in words (no number).
+    static func words(errno code: Int32) -> String {
+        switch code {
+        case ECONNREFUSED: return "connection refused"
+        case ECONNRESET: return "the connection was reset"
+        case EPIPE: return "the server closed the connection"
+        case ECONNABORTED: return "the connection was aborted"
+        case EHOSTUNREACH: return "no route to the host"
+        case ENETUNREACH: return "the network is unreachable"
+        case ENETDOWN: return "the network is down"
+        case ETIMEDOUT: return "timed out"
+        default: return String(cString: strerror(code)).lowercased()
         }
-        return TransportError.failed(url: url, text)
+    }
+
+    /// A library error's case name, no more (`readTimeout` of `HTTPClientError.readTimeout`),
+    /// never its payload, which may hold error numbers, error stacks or source paths.
+    static func plain(_ error: any Error) -> String {
+        let name = String(describing: error).prefix { $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" }
+        let last = name.split(separator: ".").last.map(String.init) ?? ""
+        return last.isEmpty ? "an unexpected error" : last
     }
 }
 

@@ -189,26 +189,30 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     /// The server answered with a status the caller cannot use (not 200 or 206, or 206 where a
     /// whole file was asked for).
     case status(Int, url: String)
-    /// The connection was reset or closed before the body was complete.
+    /// The connection was reset or closed before the body was complete; the detail in words.
     case connectionLost(url: String, String)
     /// Nothing arrived for the idle timeout while the client was waiting for it.
     case timedOut(url: String)
-    /// The server could not be reached (connection refused, no route).
+    /// The server could not be reached (connection refused, no route, no such host); the
+    /// reason in words.
     case cannotConnect(url: String, String)
     /// The body passed the bound it was given (or its own `Content-Length`): cut off, refused.
     case bodyTooLong(url: String, limit: Int64)
     /// The URL's scheme is not http, https or file, or the URL is malformed.
     case unsupportedURL(String)
-    /// Any other failure (name resolution, TLS, local file errors…).
+    /// The server's TLS connection was not accepted: its certificate did not verify, or the
+    /// handshake failed. Never retried; nothing was read from the server.
+    case tls(url: String, host: String, TLSFailure)
+    /// Any other failure (local file errors…), in words.
     case failed(url: String, String)
 
     /// True for failures that may pass if tried again: connection resets, timeouts, a server
-    /// that cannot be reached (yet), and HTTP 5xx. 4xx and everything else are final.
+    /// that cannot be reached (yet), and HTTP 5xx. 4xx, TLS and everything else are final.
     public var isTransient: Bool {
         switch self {
         case .status(let code, _): return (500...599).contains(code)
         case .connectionLost, .timedOut, .cannotConnect: return true
-        case .bodyTooLong, .unsupportedURL, .failed: return false
+        case .bodyTooLong, .unsupportedURL, .tls, .failed: return false
         }
     }
 
@@ -216,7 +220,7 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     public var url: String {
         switch self {
         case .status(_, let url), .connectionLost(let url, _), .timedOut(let url), .cannotConnect(let url, _),
-             .bodyTooLong(let url, _), .unsupportedURL(let url), .failed(let url, _):
+             .bodyTooLong(let url, _), .unsupportedURL(let url), .tls(let url, _, _), .failed(let url, _):
             return url.hasPrefix("file://") ? URL(string: url)?.path ?? url : url
         }
     }
@@ -225,18 +229,40 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     public var message: String {
         switch self {
         case .status(404, let url) where url.hasPrefix("file://"): return "no such file"
-        case .status(let code, _): return "the server answered HTTP \(code)"
-        case .connectionLost(_, let detail): return "the connection was lost (\(detail))"
-        case .timedOut: return "nothing arrived for too long (timed out; --timeout sets how long)"
-        case .cannotConnect(_, let detail): return "cannot connect to the server (\(detail))"
+        case .status(let code, _): return Self.statusMessage(code)
+        case .connectionLost(let url, let detail): return "the connection to \(Self.endpoint(url)) was lost: \(detail)"
+        case .timedOut(let url): return "nothing arrived from \(Self.endpoint(url)) for too long (timed out)"
+        case .cannotConnect(let url, let detail): return "cannot connect to \(Self.endpoint(url)): \(detail)"
         case .bodyTooLong(_, let limit): return "the server sent more than the \(limit) bytes expected; cut off and refused"
         case .unsupportedURL: return "only http://, https:// and file:// URLs are supported"
+        case .tls(_, let host, let failure): return failure.message(host: host)
         case .failed(_, let detail): return detail
         }
     }
 
     /// The failure in words, led by its URL.
     public var description: String { "\(url): \(message)" }
+
+    /// A status in words, with what to check: a 4xx will not pass by itself, a 5xx may.
+    private static func statusMessage(_ code: Int) -> String {
+        switch code {
+        case 401: return "the server answered HTTP 401 (unauthorized): it wants credentials; check the URL, and that the server lets the file be read without them"
+        case 403: return "the server answered HTTP 403 (forbidden): check the URL, and that the server lets the file be read"
+        case 404: return "the server answered HTTP 404 (not found): check the URL, and that the folder was published there"
+        case 410: return "the server answered HTTP 410 (gone): the file was removed from the server; check the URL"
+        case 400...499: return "the server answered HTTP \(code): check the URL"
+        case 500...599: return "the server answered HTTP \(code) (a server error, which may pass)"
+        default: return "the server answered HTTP \(code)"
+        }
+    }
+
+    /// `host:port` of an http(s) URL, the port spelt out even when it is the scheme's default
+    /// (what a person checks a firewall or a server with); the URL itself when it has no host.
+    static func endpoint(_ url: String) -> String {
+        guard let parsed = URL(string: url), let host = parsed.host, !host.isEmpty else { return url }
+        let port = parsed.port ?? (parsed.scheme?.lowercased() == "https" ? 443 : 80)
+        return (host.contains(":") ? "[\(host)]" : host) + ":\(port)"
+    }
 }
 
 extension TransportError: DiagnosableError {

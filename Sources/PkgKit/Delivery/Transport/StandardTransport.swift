@@ -19,6 +19,19 @@ public struct StandardTransport: HTTPTransport {
         files = LocalFileTransport()
     }
 
+    /// The platform's HTTP transport, trusting the system's certificate authorities and
+    /// `trust`'s (a staging server's private CA, an app's own), beside the local file transport.
+    /// On Apple platforms URLSession applies the system's trust settings alone for now: an
+    /// added certificate makes no server trusted there, it never makes one less checked.
+    public init(trust: ServerTrust) {
+        #if canImport(AsyncHTTPClient)
+        http = AsyncHTTPClientTransport(trust: trust)
+        #else
+        http = URLSessionTransport()
+        #endif
+        files = LocalFileTransport()
+    }
+
     /// Hands `request` to the transport for its URL's scheme.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         switch request.url.scheme?.lowercased() {

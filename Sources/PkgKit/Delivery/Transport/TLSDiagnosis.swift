@@ -1,0 +1,168 @@
+#if canImport(NIOSSL)
+import Foundation
+import NIOCore
+import NIOPosix
+import NIOSSL
+internal import SwiftASN1
+import X509
+
+/// Why a TLS connection failed, found out after the fact. The TLS library says only that a
+/// certificate did not verify; to say why (expired, another host's, an unknown authority), a
+/// second handshake with the server collects the certificate chain it presents, refuses it in
+/// the verification step (so the connection never carries a byte of HTTP), and the chain is
+/// judged here.
+enum TLSDiagnosis {
+    /// What a TLS library error says, when it is one: a handshake problem, or `.unverified` when
+    /// the certificate did not verify (for `diagnose` to find why). nil for any other error.
+    static func failure(of error: any Error) -> TLSFailure? {
+        if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
+            return .unverified
+        }
+        guard let error = error as? NIOSSLError else { return nil }
+        switch error {
+        case .handshakeFailed(let reason):
+            return failure(ofHandshake: String(describing: reason))
+        case .unableToValidateCertificate, .noCertificateToValidate:
+            return .unverified
+        default:
+            return nil
+        }
+    }
+
+    /// The BoringSSL reason names a failed handshake's error stack holds, as a problem. Only the
+    /// names are looked at; the stack's text (numbers, source paths) is never shown.
+    static func failure(ofHandshake text: String) -> TLSFailure {
+        let reasons: [(String, TLSFailure)] = [
+            ("CERTIFICATE_VERIFY_FAILED", .unverified),
+            ("WRONG_VERSION_NUMBER", .handshake(.notTLS)),
+            ("HTTP_REQUEST", .handshake(.notTLS)),
+            ("PROTOCOL_VERSION", .handshake(.protocolVersion)),
+            ("UNSUPPORTED_PROTOCOL", .handshake(.protocolVersion)),
+            ("NO_SHARED_CIPHER", .handshake(.cipher)),
+            ("NO_CIPHERS_AVAILABLE", .handshake(.cipher)),
+            ("NO_COMMON_SIGNATURE_ALGORITHMS", .handshake(.cipher)),
+            ("HANDSHAKE_FAILURE", .handshake(.cipher)),
+        ]
+        return reasons.first { text.contains($0.0) }?.1 ?? .handshake(.other)
+    }
+
+    /// Why the certificate `host:port` presents does not verify, judged at `now`; `.unverified`
+    /// when the server cannot be asked again within `limit`.
+    static func diagnose(host: String, port: Int, now: Date = Date(), limit: TimeAmount = .seconds(10)) async -> TLSFailure {
+        guard let chain = await presentedChain(host: host, port: port, limit: limit) else { return .unverified }
+        return judge(der: chain, host: host, now: now)
+    }
+
+    /// `judge` of a chain of DER certificates, leaf first; one that cannot be read is left out.
+    static func judge(der chain: [[UInt8]], host: String, now: Date) -> TLSFailure {
+        judge(chain.compactMap { try? Certificate(derEncoded: $0) }, host: host, now: now)
+    }
+
+    /// What is wrong with `chain` (leaf first) for `host` at `now`, in the order a person fixes
+    /// it: the server's own certificate's dates, then its names, then the rest of the chain's
+    /// dates; a chain with none of these wrong leads to no trusted authority.
+    static func judge(_ chain: [Certificate], host: String, now: Date) -> TLSFailure {
+        guard let leaf = chain.first else { return .unverified }
+        if let dates = dateProblem(leaf, now: now) { return dates }
+        let names = hostNames(of: leaf)
+        if !names.contains(where: { matches(host: host, name: $0) }) { return .otherHost(names: names) }
+        for certificate in chain.dropFirst() {
+            if let dates = dateProblem(certificate, now: now) { return dates }
+        }
+        return .unknownIssuer
+    }
+
+    private static func dateProblem(_ certificate: Certificate, now: Date) -> TLSFailure? {
+        if certificate.notValidAfter < now { return .expired(notAfter: certificate.notValidAfter) }
+        if certificate.notValidBefore > now { return .notYetValid(notBefore: certificate.notValidBefore) }
+        return nil
+    }
+
+    /// The DNS names and IP addresses the certificate is for; its common name when it has no
+    /// subject alternative names (as the TLS library falls back to it).
+    static func hostNames(of certificate: Certificate) -> [String] {
+        var names: [String] = []
+        if let alternatives = try? certificate.extensions.subjectAlternativeNames {
+            for name in alternatives {
+                switch name {
+                case .dnsName(let dns): names.append(dns)
+                case .ipAddress(let address): names.append(ipText(Array(address.bytes)))
+                default: break
+                }
+            }
+        }
+        if names.isEmpty {
+            for rdn in certificate.subject {
+                for attribute in rdn where attribute.type == .RDNAttributeType.commonName {
+                    names.append(attribute.value.description)
+                }
+            }
+        }
+        return names
+    }
+
+    /// True when `name` (possibly `*.example.com`, one label wide) names `host`.
+    static func matches(host: String, name: String) -> Bool {
+        let host = host.lowercased(), name = name.lowercased()
+        if name == host { return true }
+        guard name.hasPrefix("*."), let dot = host.firstIndex(of: ".") else { return false }
+        return host[dot...] == name.dropFirst()
+    }
+
+    private static func ipText(_ bytes: [UInt8]) -> String {
+        if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
+        guard bytes.count == 16 else { return bytes.map { String($0, radix: 16) }.joined(separator: ":") }
+        return stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
+            .joined(separator: ":")
+    }
+
+    /// The chain the server presents in a handshake that is refused at its verification step
+    /// (nothing but the handshake is ever sent), or nil when none came within `limit`.
+    private static func presentedChain(host: String, port: Int, limit: TimeAmount) async -> [[UInt8]]? {
+        let seen = PresentedChain()
+        var configuration = TLSConfiguration.makeClientConfiguration()
+        configuration.certificateVerification = .fullVerification
+        guard let context = try? NIOSSLContext(configuration: configuration) else { return nil }
+        // Server Name Indication takes a name, never an address.
+        let isAddress = host.allSatisfy { $0.isNumber || $0 == "." } || host.contains(":")
+        let bootstrap = ClientBootstrap(group: MultiThreadedEventLoopGroup.singleton)
+            .connectTimeout(limit)
+            .channelInitializer { channel in
+                channel.eventLoop.makeCompletedFuture {
+                    let handler = try NIOSSLClientHandler(context: context, serverHostname: isAddress ? nil : host,
+                                                          customVerificationCallback: { chain, verdict in
+                        seen.record(chain.compactMap { try? $0.toDERBytes() })
+                        verdict.succeed(.failed)
+                    })
+                    try channel.pipeline.syncOperations.addHandler(handler)
+                }
+            }
+        do {
+            let channel = try await bootstrap.connect(host: host, port: port).get()
+            // A refused verification ends the handshake and closes the channel; a server that
+            // stays silent is closed after `limit`.
+            // A cancelled sync closes it at once.
+            let backstop = channel.eventLoop.scheduleTask(in: limit) { channel.close(promise: nil) }
+            await withTaskCancellationHandler {
+                try? await channel.closeFuture.get()
+            } onCancel: {
+                channel.close(promise: nil)
+            }
+            backstop.cancel()
+        } catch {
+            return nil
+        }
+        return seen.chain
+    }
+}
+
+/// The chain a verification callback saw, handed from the event loop to the waiting task.
+private final class PresentedChain: @unchecked Sendable {
+    // @unchecked: `value` is only touched under `lock`.
+    private let lock = NSLock()
+    private var value: [[UInt8]]?
+
+    func record(_ chain: [[UInt8]]) { lock.withLock { value = chain } }
+    var chain: [[UInt8]]? { lock.withLock { value } }
+}
+#endif

@@ -1,0 +1,69 @@
+import Foundation
+#if canImport(NIOSSL)
+import NIOSSL
+#endif
+@testable import PkgKit
+import Testing
+import TestSupport
+
+/// The certificate authorities trusted besides the system's (`sync --ca-cert`, issue 31), and
+/// which system store is meant: the one openssl and curl use, `SSL_CERT_FILE` and
+/// `SSL_CERT_DIR` included.
+@Suite struct ServerTrustTests {
+    let scratch: Scratch
+    let certificates: TestCertificates
+
+    init() throws {
+        scratch = try Scratch()
+        certificates = try TestCertificates(in: scratch.path("pki"))
+    }
+
+    @Test func everyCertificateOfEveryFileIsAdded() throws {
+        let bundle = try String(contentsOfFile: certificates.authority, encoding: .utf8)
+            + "a comment between them\n" + String(contentsOfFile: certificates.otherAuthority, encoding: .utf8)
+        let both = try scratch.write("bundle.pem", bundle)
+        let trust = try ServerTrust(pemFiles: [both, certificates.authority])
+        #expect(trust.additionalCertificates.count == 3)
+        #expect(trust.additionalCertificates[0] == trust.additionalCertificates[2])
+        #expect(ServerTrust.system.additionalCertificates.isEmpty)
+    }
+
+    @Test func aFileThatIsNotACertificateIsNamed() throws {
+        let missing = scratch.path("nothere.pem")
+        #expect(throws: ServerTrustError(path: missing, "cannot read the certificate file")) { try ServerTrust(pemFiles: [missing]) }
+        let key = certificates.localhost.key
+        #expect(throws: ServerTrustError(path: key, "holds no PEM certificate (a -----BEGIN CERTIFICATE----- block)")) {
+            try ServerTrust(pemFiles: [key])
+        }
+        let garbled = try scratch.write("garbled.pem", "-----BEGIN CERTIFICATE-----\nbm90IGEgY2VydGlmaWNhdGU=\n-----END CERTIFICATE-----\n")
+        #expect(throws: ServerTrustError(path: garbled, "certificate 1 is not a valid X.509 certificate")) {
+            try ServerTrust(pemFiles: [garbled])
+        }
+        let cut = try scratch.write("cut.pem", String(try String(contentsOfFile: certificates.authority, encoding: .utf8).prefix(200)))
+        #expect(throws: ServerTrustError(path: cut, "certificate 1 has no END CERTIFICATE line")) { try ServerTrust(pemFiles: [cut]) }
+        // As a diagnostic: the file, unreadable-input, a failure.
+        let error = ServerTrustError(path: key, "holds no PEM certificate")
+        #expect(error.diagnostic == Diagnostic(.unreadableInput, path: key, "holds no PEM certificate"))
+        #expect(error.disposition == .failed)
+    }
+
+    #if canImport(NIOSSL)
+    @Test func theSystemStoreIsOpenSSLs() throws {
+        let folder = try scratch.mkdir("certs")
+        let plain = SystemTrustStore.current([:])
+        #expect(plain.file == SystemTrustStore.bundles.first { FileManager.default.fileExists(atPath: $0) })
+        #expect(plain.folders == (FileManager.default.fileExists(atPath: "/etc/ssl/certs") ? ["/etc/ssl/certs"] : []))
+        // Each variable replaces only its own default, as OpenSSL reads them.
+        let file = SystemTrustStore.current(["SSL_CERT_FILE": certificates.authority])
+        #expect(file.file == certificates.authority && file.folders == plain.folders)
+        let folders = SystemTrustStore.current(["SSL_CERT_DIR": folder + ":" + scratch.path("nothere")])
+        #expect(folders.file == plain.file && folders.folders == [folder])
+        // Added certificates are loaded beside the store.
+        let configuration = try SystemTrustStore(file: certificates.authority, folders: [])
+            .configuration(adding: try ServerTrust(pemFiles: [certificates.otherAuthority]))
+        #expect(configuration.trustRoots == .file(certificates.authority))
+        #expect(configuration.additionalTrustRoots.count == 1)
+        #expect(configuration.certificateVerification == .fullVerification)
+    }
+    #endif
+}
