@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Benchmark pkgtool against libarchive (bsdtar / a libarchive read loop).
 #
-#   bench/run.sh [CORPUS...]        corpora: small medium many large huge
-#                                   (default: $BENCH_SIZES, else "small medium many large huge")
+#   bench/run.sh [CORPUS...]        corpora: small medium real many large huge
+#                                   (default: $BENCH_SIZES, else "small medium real many large huge")
+#                                   real: /usr/share copied (real_corpus.py), create only
 # Environment:
 #   PKGTOOL        pkgtool binary (default: <repo>/.build/release/pkgtool)
 #   BENCH_RUNS     timed repetitions per command, median reported (default 3)
@@ -26,11 +27,11 @@ die() { echo "bench: $*" >&2; exit 2; }
 if [ $# -gt 0 ]; then
     SIZES=("$@")
 else
-    read -r -a SIZES <<< "${BENCH_SIZES:-small medium many large huge}"
+    read -r -a SIZES <<< "${BENCH_SIZES:-small medium real many large huge}"
 fi
 [ ${#SIZES[@]} -gt 0 ] || die "no corpus given"
 for s in "${SIZES[@]}"; do
-    case $s in small|medium|many|large|huge) ;; *) die "unknown corpus '$s' (small medium many large huge)";; esac
+    case $s in small|medium|real|many|large|huge) ;; *) die "unknown corpus '$s' (small medium real many large huge)";; esac
 done
 [[ $RUNS =~ ^[1-9][0-9]*$ ]] || die "BENCH_RUNS must be a positive integer"
 [[ $TIMEOUT =~ ^[1-9][0-9]*$ ]] || die "BENCH_TIMEOUT must be a positive integer"
@@ -113,7 +114,11 @@ noprep() { :; }
 for name in "${SIZES[@]}"; do
     echo "== corpus $name" >&2
     CORPUS=$WORK/corpus/$name
-    "$PY" "$BENCH_DIR/gen_corpus.py" --out "$WORK/corpus" "$name" >/dev/null || die "corpus $name: generation failed"
+    if [ "$name" = real ]; then
+        "$PY" "$BENCH_DIR/real_corpus.py" --out "$WORK/corpus" >/dev/null || die "corpus real: copy failed"
+    else
+        "$PY" "$BENCH_DIR/gen_corpus.py" --out "$WORK/corpus" "$name" >/dev/null || die "corpus $name: generation failed"
+    fi
 
     PKG=$WORK/$name.pkg
     BXAR=$WORK/$name-bsdtar.xar
@@ -130,6 +135,9 @@ for name in "${SIZES[@]}"; do
     pair "$name" create
     [ -f "$PKG" ] && printf '%s\tpkgtool\t%s\n' "$name" "$(stat -c %s "$PKG")" >> "$SIZESF"
     [ -f "$BXAR" ] && printf '%s\tbsdtar\t%s\n' "$name" "$(stat -c %s "$BXAR")" >> "$SIZESF"
+    # The real-data corpus measures create's package size and time; reading it back is what the
+    # generated corpora measure.
+    [ "$name" = real ] && continue
 
     # The read side uses pkgtool's package; without one, a copy of bsdtar's.
     READPKG=$PKG

@@ -122,17 +122,26 @@ final class WholeBufferInflater {
     }
 }
 
-/// Whole-buffer zlib compression with libdeflate, where it is linked: `create` uses it for every
-/// file small enough to hold (`Deflater` streams the rest, and does all of it where libdeflate is
-/// missing). Its output is a plain zlib stream that any reader inflates; for a given level it is
+/// Whole-buffer zlib compression with libdeflate, where it is linked: `create` uses it for the
+/// files `DeflateProfile` gives it (a streaming engine does the rest, and all of it where
+/// libdeflate is missing). Its output is a plain zlib stream that any reader inflates; for a given level it is
 /// reproducible, but not the same bytes as zlib's.
 final class WholeBufferDeflater {
     #if canImport(CDeflate)
     private let compressor: OpaquePointer
     #endif
 
-    /// A compressor at `level` (1–12 for libdeflate; pkgtool passes 1–9), or nil where libdeflate
-    /// is not linked.
+    /// Whether libdeflate is linked here.
+    static var isAvailable: Bool {
+        #if canImport(CDeflate)
+        return true
+        #else
+        return false
+        #endif
+    }
+
+    /// A compressor at `level` (1–12, `DeflateProfile` picks it), or nil where libdeflate is not
+    /// linked.
     init?(level: Int32) {
         #if canImport(CDeflate)
         guard let compressor = libdeflate_alloc_compressor(level) else { return nil }

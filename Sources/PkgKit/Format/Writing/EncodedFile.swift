@@ -29,25 +29,20 @@ struct EncodedFile {
 final class EncoderScratch {
     /// Streaming reads, `XarWriter.bufferSize`.
     let buffer: UnsafeMutableRawBufferPointer
-    /// zlib, for files too large to hold (all files where libdeflate is not linked).
-    let deflater: Deflater
-    /// ISA-L, for the fast levels 1–3 where it is linked: every file streams through it.
-    let fast: FastDeflater?
-    /// libdeflate, for files up to `FileEncoder.wholeLimit` (under `FileEncoder.smallFile` beside
-    /// ISA-L): at the package's level, or at 1 beside ISA-L. nil where not linked.
+    /// The profile's streaming engine, for files over its `wholeLimit`.
+    let deflater: StreamDeflater
+    /// The profile's one-call engine (libdeflate), for files up to its `wholeLimit`; nil where
+    /// libdeflate is not linked.
     let whole: WholeBufferDeflater?
     /// libdeflate at level 1, for `auto`'s trial of a file's first bytes.
     let sampler: WholeBufferDeflater?
     private(set) var input: UnsafeMutableRawBufferPointer?
     private(set) var output: UnsafeMutableRawBufferPointer?
 
-    init(level: Int32) {
+    init(profile: DeflateProfile) {
         buffer = .allocate(byteCount: XarWriter.bufferSize, alignment: 16)
-        deflater = Deflater(level: level)
-        fast = FastDeflater(level: level)
-        // With ISA-L at the fast levels, libdeflate gets only files under 64 KiB; its level 1 does
-        // them in about two thirds of level 2's time for a fraction of a percent more bytes.
-        whole = WholeBufferDeflater(level: fast == nil ? level : 1)
+        deflater = profile.makeStreamDeflater()
+        whole = profile.makeWholeDeflater()
         sampler = whole == nil ? nil : WholeBufferDeflater(level: 1)
     }
 
@@ -73,14 +68,14 @@ final class EncoderScratch {
         // used by one thread until it is put back.
         private let lock = NSLock()
         private var free: [EncoderScratch] = []
-        let level: Int32
+        let profile: DeflateProfile
 
-        init(level: Int32) { self.level = level }
+        init(profile: DeflateProfile) { self.profile = profile }
 
         func take() -> EncoderScratch {
             lock.lock()
             defer { lock.unlock() }
-            return free.popLast() ?? EncoderScratch(level: level)
+            return free.popLast() ?? EncoderScratch(profile: profile)
         }
 
         func give(_ scratch: EncoderScratch) {
@@ -92,29 +87,24 @@ final class EncoderScratch {
 }
 
 /// Compresses or stores one file, computing both sha1 digests in the same pass: in one call with
-/// libdeflate when the file is small enough to hold, else streaming through zlib.
+/// libdeflate when the profile gives the file to it, else streaming.
 struct FileEncoder {
     var mode: CompressionMode
-    var level: Int32
+    /// Which engine compresses which file.
+    var profile: DeflateProfile
     var scratchDirectory: String
     /// Compressed output kept in memory up to this size, then spilled to a scratch file.
     static let memoryLimit = 4 << 20
     /// The largest file compressed in one call: two such buffers per thread.
-    static let wholeLimit = 4 << 20
+    static let wholeLimit = Int(DeflateProfile.wholeBufferLimit)
     /// How much of a file `auto` compresses to decide whether it shrinks.
     static let sampleBytes = 64 * 1024
     /// `auto` stores a file whose sample does not shrink below this fraction.
     static let worthwhileRatio = 0.97
 
-    /// Files below this size go to libdeflate's one call even at the fast levels: setting up an
-    /// ISA-L stream (its Huffman tables) costs more than compressing a small file. ISA-L's own
-    /// one-call deflate is not used for them: its bytes for one input varied from run to run.
-    static let smallFile: Int64 = 64 * 1024
-
     /// Encodes one file with `scratch`'s buffers and compressors.
     func encode(_ item: SourceItem, scratch: EncoderScratch) throws -> EncodedFile {
-        let whole = scratch.fast == nil ? item.size <= Int64(Self.wholeLimit) : item.size < Self.smallFile
-        if mode != .none, whole, item.size > 0, let buffers = scratch.wholeBuffers() {
+        if mode != .none, item.size <= profile.wholeLimit, item.size > 0, let buffers = scratch.wholeBuffers() {
             return try encodeWhole(item, scratch: scratch, input: buffers.input, output: buffers.output)
         }
         return try encodeStreaming(item, scratch: scratch)
@@ -163,14 +153,15 @@ struct FileEncoder {
     /// compressed files, so that it reaches the package in the same in-kernel copy as they do,
     /// instead of being opened and copied again on its own.
     private func storedWhole(_ data: UnsafeRawBufferPointer, digest: Insecure.SHA1Digest, origin: SourceItem.Origin) -> EncodedFile {
-        let bytes: EncodedFile.Bytes = data.count < Self.smallFile ? .memory(Array(data)) : .source(origin)
+        let bytes: EncodedFile.Bytes = data.count < DeflateProfile.smallFile ? .memory(Array(data)) : .source(origin)
         return EncodedFile(size: Int64(data.count), length: Int64(data.count), encoding: .stored, extractedSHA1: digest, archivedSHA1: digest, bytes: bytes)
     }
 
-    /// Streams the file through zlib (or stores it), in `scratch.buffer`-sized reads.
+    /// Streams the file through the profile's streaming engine (or stores it), in
+    /// `scratch.buffer`-sized reads.
     private func encodeStreaming(_ item: SourceItem, scratch: EncoderScratch) throws -> EncodedFile {
         let buffer = scratch.buffer
-        let deflater: StreamDeflater = scratch.fast ?? scratch.deflater
+        let deflater = scratch.deflater
         let reader = FolderReader(items: [item])
         _ = try reader.nextEntry()
         var first = try fill(buffer, from: reader)

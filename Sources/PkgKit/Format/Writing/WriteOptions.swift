@@ -12,11 +12,11 @@ public struct WriteOptions: Sendable {
     public var format: OutputFormat = .xar
     /// How file data is encoded.
     public var compression: CompressionMode = .auto
-    /// Compression level, 1–9, as zlib numbers them: higher is smaller and slower.
+    /// Compression level, 1–9: higher is smaller and slower (`DeflateProfile` says which engine
+    /// each level uses for which file).
     public var level: Int32 = WriteOptions.defaultLevel
-    /// The default level: 2 where ISA-L is linked (Linux), which streams at several times zlib's
-    /// speed for packages about the size of bsdtar's (zlib 6); 4 elsewhere (libdeflate or zlib).
-    public static var defaultLevel: Int32 { FastDeflater.isAvailable ? 2 : 4 }
+    /// The default level, 6: packages smaller than bsdtar's (zlib level 6) of the same files.
+    public static var defaultLevel: Int32 { DeflateProfile.defaultLevel }
     /// Worker threads for compression (output is identical for every value).
     public var jobs: Int = 1
     /// Every timestamp in the package: `SOURCE_DATE_EPOCH`, else 0.

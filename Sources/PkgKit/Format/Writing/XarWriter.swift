@@ -39,7 +39,7 @@ struct XarWriter {
     /// (for `content-unchanged`); otherwise `files` is empty and nothing per file outlives the TOC
     /// but its place in the heap.
     func write(_ items: [SourceItem], to output: FileOutput, listFiles: Bool = true, progress: ((Int64) -> Void)? = nil) throws -> WrittenPackage {
-        let encoder = FileEncoder(mode: options.compression, level: options.level, scratchDirectory: scratchDirectory)
+        let encoder = FileEncoder(mode: options.compression, profile: DeflateProfile(level: options.level), scratchDirectory: scratchDirectory)
         let fileIndices = items.indices.filter { items[$0].kind == .file }
         let heap = try FileOutput.anonymous(in: scratchDirectory)
         // Records of the batch being written into the TOC; then only placements remain.
@@ -63,7 +63,7 @@ struct XarWriter {
         // than compressing a 5 KB file.
         let batches = Self.batches(fileIndices, sizes: { items[$0].size })
         // Buffers and compressors are kept from batch to batch, one set per thread at a time.
-        let scratchPool = EncoderScratch.Pool(level: encoder.level)
+        let scratchPool = EncoderScratch.Pool(profile: encoder.profile)
         try OrderedWorkPool.run(count: batches.count, jobs: jobs, window: jobs * 2, work: { position in
             let scratch = scratchPool.take()
             defer { scratchPool.give(scratch) }
