@@ -58,7 +58,9 @@ extension Pkgtool {
         }
 
         func usageProblem(in error: any Error) -> String? {
-            (error as? CatalogLocation.Problem)?.description
+            guard let problem = error as? CatalogLocation.Problem else { return nil }
+            guard case .package(let source) = problem else { return problem.description }
+            return "\(source) is a package, not a catalog: install a package file with 'pkgtool extract \(source) --documents DIR'"
         }
 
         func execute(_ output: OutputOptions, _ cancellation: Cancellation) async throws -> SyncCommandReport {
@@ -133,7 +135,7 @@ extension Pkgtool {
                 } else {
                     details.append(bytes)
                     if let resumed = product.resumedFrom { details.append("resumed at \(Self.bytes(resumed))") }
-                    if let reason = product.fullDownloadReason, reason != .resuming { details.append("full download: \(reason.rawValue)") }
+                    if let reason = product.fullDownloadReason, reason != .resuming { details.append("full download: \(reason.words)") }
                 }
                 return "installed \(id) \(version) (\(details.joined(separator: ", ")))"
             case .unchanged, .update:
@@ -154,7 +156,7 @@ extension Pkgtool {
             case .update:
                 let from = product.previousVersion.map { "\($0) -> " } ?? ""
                 var how = product.delta ? "delta" : "full"
-                if let reason = product.fullDownloadReason { how += ": \(reason.rawValue)" }
+                if let reason = product.fullDownloadReason { how += ": \(reason.words)" }
                 return "update \(id) \(from)\(version) (\(how), \(Self.bytes(product.bytesToDownload)) to download)"
             case .unchanged, .installed:
                 return "unchanged \(id) \(product.previousVersion ?? version)"

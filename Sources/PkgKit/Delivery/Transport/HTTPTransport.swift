@@ -227,13 +227,16 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         case .status(404, let url) where url.hasPrefix("file://"): return "no such file"
         case .status(let code, _): return "the server answered HTTP \(code)"
         case .connectionLost(_, let detail): return "the connection was lost (\(detail))"
-        case .timedOut: return "nothing arrived for too long (timed out; --timeout sets how long)"
+        case .timedOut: return Self.timedOutWords.description
         case .cannotConnect(_, let detail): return "cannot connect to the server (\(detail))"
         case .bodyTooLong(_, let limit): return "the server sent more than the \(limit) bytes expected; cut off and refused"
         case .unsupportedURL: return "only http://, https:// and file:// URLs are supported"
         case .failed(_, let detail): return detail
         }
     }
+
+    /// A timeout in words: how long is the caller's to set.
+    static let timedOutWords: DiagnosticMessage = "nothing arrived for too long (timed out; \(hint: .idleTimeout))"
 
     /// The failure in words, led by its URL.
     public var description: String { "\(url): \(message)" }
@@ -244,6 +247,7 @@ extension TransportError: DiagnosableError {
     /// serve what the catalog describes), else `unreadable-input` (the source could not be read).
     public var diagnostic: Diagnostic {
         if case .bodyTooLong = self { return Diagnostic(.checksumMismatch, path: url, message) }
+        if case .timedOut = self { return Diagnostic(.unreadableInput, path: url, words: Self.timedOutWords) }
         return Diagnostic(.unreadableInput, path: url, message)
     }
 
