@@ -18,7 +18,8 @@ struct Pkgtool: AsyncParsableCommand {
         A content package holds ContentInfo.plist (ContentVersion, IAPProductIdentifier) and a \
         Contents/ folder. --json and --quiet go before or after the command name. Exit status: \
         0 success, 1 invalid package or refused operation, 2 input unreadable or I/O error, \
-        64 wrong usage, 130 / 143 interrupted (SIGINT / SIGTERM).
+        3 updates available (sync --check only), 64 wrong usage, 130 / 143 interrupted \
+        (SIGINT / SIGTERM).
         """,
         subcommands: [Create.self, Validate.self, Extract.self, Inspect.self, Diff.self, Publish.self, Sync.self, Keygen.self, Convert.self]
     )
@@ -38,7 +39,7 @@ struct Pkgtool: AsyncParsableCommand {
             Console.err(problem)
             Foundation.exit(ExitStatus.usage.code)
         }
-        if let (problem, command) = CommandNames.misplacedVersion(in: arguments) {
+        if let (problem, command) = CommandNames.misplacedVersion(in: arguments) ?? OptionSuggestion.problem(in: arguments) {
             Console.err(UsageError.text(problem, for: command))
             Foundation.exit(ExitStatus.usage.code)
         }

@@ -27,7 +27,7 @@ extension Pkgtool {
         @Option(name: .customLong("documents"), help: ArgumentHelp("The Documents folder to install into.", valueName: "DIR"))
         var documents: String
 
-        @Option(name: .customLong("product"), help: ArgumentHelp("A product to install or update (repeatable). Default: every installed product.", valueName: "ID"))
+        @Option(name: [.customLong("product"), .customLong("product-id")], help: ArgumentHelp("A product to install or update (repeatable). Default: every installed product.", valueName: "ID"))
         var products: [String] = []
 
         @Option(help: ArgumentHelp("Refuse a catalog whose signature does not verify with this Ed25519 public key (PEM). Repeatable: any of the keys will do.", valueName: "KEY.pub.pem"))
