@@ -8,8 +8,10 @@ import PkgKit
 enum HintWording {
     /// The wording for `command`.
     static func wording(for command: ParsableCommand.Type) -> DiagnosticWording {
-        let known = CommandOptions.of(command._commandName)
+        let name = command._commandName
         return DiagnosticWording { hint in
+            // Looked up only when a hint is worded: reading the options costs each run time.
+            let known = CommandOptions.of(name)
             let (flag, words) = flagged(hint)
             // Advice that another command acts on names that command in its words (flag nil).
             if flag.map({ known?.has($0) ?? false }) ?? true { return words }

@@ -26,6 +26,17 @@ enum OptionSuggestion {
     /// Names every command accepts that the parser adds itself.
     private static let parserNames: Set<String> = ["-h", "--help", "--experimental-dump-help"]
 
+    /// `problem(in:)` for a command line the parser refuses; nil at once for one it accepts,
+    /// so that a run pays for reading the options only when it ends in a usage error.
+    static func problem(parsing arguments: [String]) -> (message: String, command: ParsableCommand.Type)? {
+        do {
+            _ = try Pkgtool.parseAsRoot(arguments)
+            return nil
+        } catch {
+            return problem(in: arguments)
+        }
+    }
+
     /// What to say about `arguments` (the command line after `pkgtool`), and about which
     /// command; nil when the parser is to judge them (it then finds nothing, or says it as well).
     static func problem(in arguments: [String]) -> (message: String, command: ParsableCommand.Type)? {
