@@ -40,7 +40,7 @@ struct Pkgtool: AsyncParsableCommand {
             Console.err(problem)
             Foundation.exit(ExitStatus.usage.code)
         }
-        if let (problem, command) = CommandNames.misplacedVersion(in: arguments) {
+        if let (problem, command) = CommandNames.misplacedVersion(in: arguments) ?? OptionSuggestion.problem(parsing: arguments) {
             Console.err(UsageError.text(problem, for: command))
             Foundation.exit(ExitStatus.usage.code)
         }

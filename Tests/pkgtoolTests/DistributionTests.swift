@@ -70,6 +70,11 @@ import Glibc
         for name in try Self.subcommands() {
             #expect(man.contains(name), "the man page does not mention \(name)")
         }
+        // The aliases with the names they stand for, and every exit status.
+        for line in [".It Fl o , -to , -output Ar DIR", ".It Fl o , -out , -output Ar NAME", ".It Fl -product , -product-id Ar ID",
+                     ".It 0", ".It 1", ".It 2", ".It 3", ".It 64", ".It 130", ".It 143"] {
+            #expect(man.contains(line), "the man page lacks \(line)")
+        }
         // The installed scripts are what the binary generates.
         for (shell, path) in [("bash", "share/bash-completion/completions/pkgtool"), ("zsh", "share/zsh/site-functions/_pkgtool"),
                               ("fish", "share/fish/vendor_completions.d/pkgtool.fish")] {

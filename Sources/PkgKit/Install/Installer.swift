@@ -103,7 +103,7 @@ public struct Installer: Sendable {
         }
         if let current, version < current, !options.allowDowngrade {
             return refuse(Diagnostic(.versionNotBumped, path: nil,
-                "\(info.contentVersion) is lower than the installed version \(current): this would be a downgrade; bump ContentVersion or pass --allow-downgrade"))
+                words: "\(info.contentVersion) is lower than the installed version \(current): this would be a downgrade; bump ContentVersion\(hint: .allowDowngrade)"))
         }
 
         let existing = try product.folder(for: version)
@@ -128,7 +128,7 @@ public struct Installer: Sendable {
             }
             guard options.force else {
                 return refuse(Diagnostic(.versionNotBumped, path: nil,
-                    "version \(existing) is already installed with different files: bump ContentVersion, or pass --force to replace it"))
+                    words: "version \(existing) is already installed with different files: bump ContentVersion\(hint: .force)"))
             }
         }
 

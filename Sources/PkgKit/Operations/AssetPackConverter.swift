@@ -146,8 +146,8 @@ public struct AssetPackConverter: Sendable {
             Background Assets asset packs
             =============================
 
-            Made by `pkgtool convert --to background-assets` from hosted In-App Purchase content
-            packages. Each asset pack is a folder holding a package's ContentInfo.plist and its
+            Converted for Background Assets from hosted In-App Purchase content packages
+            (`pkgtool convert`). Each asset pack is a folder holding a package's ContentInfo.plist and its
             Contents/ tree as they were, and beside it the pack's manifest for ba-package,
             <pack ID>.json (its download policy and platforms).
 
@@ -186,7 +186,7 @@ public struct AssetPackConverter: Sendable {
 
     static func ioDiagnostic(_ error: InstallError) -> Diagnostic {
         var diagnostic = error.diagnostic
-        diagnostic.message += ": nothing was converted and the output folder is as it was"
+        diagnostic.words.append(": nothing was converted and the output folder is as it was")
         return diagnostic
     }
 }

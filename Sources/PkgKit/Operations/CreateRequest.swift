@@ -82,7 +82,7 @@ public struct CreateResult: Sendable, Codable {
 /// them are its own usage errors.
 public enum CreateFailure: DiagnosableError, Sendable, Equatable {
     /// An input (the source, `--plist`, `--previous`) is missing or cannot be read.
-    case unreadableInput(path: String?, String)
+    case unreadableInput(path: String?, DiagnosticMessage)
     /// The source is not a folder (a package file, say): create takes a folder of content.
     case sourceIsNotAFolder(path: String)
     /// `--bump` has no version to start from: no `--previous` and no ContentVersion in the plist.
@@ -92,25 +92,25 @@ public enum CreateFailure: DiagnosableError, Sendable, Equatable {
     /// The output would be the `--previous` package itself (under any spelling or link).
     case outputIsPrevious(path: String)
     /// The package cannot be written in the form asked (`--format zip` without PkgKitArchive).
-    case cannotWrite(path: String?, String)
+    case cannotWrite(path: String?, DiagnosticMessage)
 
     public var diagnostic: Diagnostic {
         switch self {
         case .unreadableInput(let path, let message):
-            return Diagnostic(.unreadableInput, path: path, message)
+            return Diagnostic(.unreadableInput, path: path, words: message)
         case .sourceIsNotAFolder(let path):
             return Diagnostic(.unreadableInput, path: path,
                               "is a file, not a folder: create takes a folder of content (to check a package, use pkgtool validate)")
         case .nothingToBump(let part):
             return Diagnostic(.missingKey, path: ContentInfo.fileName,
-                              "--bump \(part.rawValue) needs a version to start from: give --previous, or a ContentInfo.plist with a valid ContentVersion")
+                              words: "\(hint: .bump(part: part.rawValue)) needs a version to start from: give \(hint: .previousSetting), or a ContentInfo.plist with a valid ContentVersion")
         case .bumpWithContentVersion:
-            return Diagnostic(.contentVersionMismatch, path: nil, "--bump computes the version; do not also give --content-version")
+            return Diagnostic(.contentVersionMismatch, path: nil, words: "\(hint: .bump(part: nil)) computes the version; do not also give \(hint: .contentVersionSetting)")
         case .outputIsPrevious(let path):
             return Diagnostic(.ioError, path: path,
-                              "is the --previous package: writing over it is refused and nothing was written; choose another -o (the default is ./<id>-<version>.pkg)")
+                              words: "is \(hint: .givenPrevious): writing over it is refused and nothing was written; choose another \(hint: .outputPath) (the default is ./<id>-<version>.pkg)")
         case .cannotWrite(let path, let message):
-            return Diagnostic(.ioError, path: path, message)
+            return Diagnostic(.ioError, path: path, words: message)
         }
     }
 

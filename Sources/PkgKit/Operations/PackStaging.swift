@@ -28,7 +28,7 @@ final class PackStaging {
         created = try makeFolders(output)
         let fd = open(output, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         guard fd >= 0 else {
-            throw InstallError.io(path: output, errno == ENOTDIR ? "not a folder: give --out a folder" : errnoText())
+            throw errno == ENOTDIR ? InstallError.notAFolder(path: output) : InstallError.io(path: output, errnoText())
         }
         folder = fd
         mine = PackStaging.prefix + "\(getpid())-" + randomSuffix() + "-"

@@ -12,7 +12,7 @@ public enum PackageCreator {
             return try run(request, progress: progress)
         } catch let error as ReadError {
             // Anything that cannot be read here is an input: the source, the plist or --previous.
-            throw CreateFailure.unreadableInput(path: error.diagnostic.path, error.diagnostic.message)
+            throw CreateFailure.unreadableInput(path: error.diagnostic.path, error.diagnostic.words)
         }
     }
 
@@ -42,7 +42,7 @@ public enum PackageCreator {
         var plistBytes: [UInt8]?
         if let plist = request.plist {
             guard let data = FileManager.default.contents(atPath: plist) else {
-                throw CreateFailure.unreadableInput(path: plist, "cannot read the --plist file")
+                throw CreateFailure.unreadableInput(path: plist, "cannot read \(hint: .givenPlist)")
             }
             plistBytes = Array(data)
         } else if structured {
@@ -61,7 +61,7 @@ public enum PackageCreator {
                 expectedVersion = bumped.description
             } else {
                 bumpFailure = Diagnostic(.invalidContentVersion, path: ContentInfo.fileName,
-                    "--bump \(part.rawValue) from \(base) passes the largest version number (\(Int32.max)): choose another part to bump")
+                    words: "\(hint: .bump(part: part.rawValue)) from \(base) passes the largest version number (\(Int32.max)): choose another part to bump")
             }
         }
         // Without --product-id, a plist that does not name the product takes --previous's: the
@@ -152,7 +152,7 @@ public enum PackageCreator {
         case .zip:
             guard let support = ArchiveSupportRegistry.current else {
                 file.discard()
-                throw CreateFailure.cannotWrite(path: output, "--format zip needs PkgKitArchive (libarchive's zip writer); PkgKit alone writes xar")
+                throw CreateFailure.cannotWrite(path: output, "\(hint: .format(OutputFormat.zip.rawValue)) needs PkgKitArchive (libarchive's zip writer); PkgKit alone writes xar")
             }
             written = try writeZip(items, support: support, options: request.options, to: file.output) { progress?($0, total) }
         }
@@ -255,13 +255,13 @@ public enum PackageCreator {
         guard diagnostic.code == .missingContentInfo, request.plist == nil else { return diagnostic }
         var explained = diagnostic
         if hasPlist {
-            explained.message = "\(request.source) has a ContentInfo.plist but no Contents/ folder, so everything in it, the plist too, became Contents/: move the content into \(request.source)/Contents/, or pass --plist \(request.source)/ContentInfo.plist"
+            explained.words = "\(request.source) has a ContentInfo.plist but no Contents/ folder, so everything in it, the plist too, became Contents/: move the content into \(request.source)/Contents/, or pass \(hint: .plistFile(path: request.source + "/ContentInfo.plist"))"
         } else if request.productIdentifier != nil, request.contentVersion == nil, request.bump == nil {
-            explained.message = "--product-id was given without --content-version: give both to make a ContentInfo.plist (or --plist FILE)"
+            explained.words = "\(hint: .productIdentifierSetting) was given without \(hint: .contentVersionSetting): give both to make a ContentInfo.plist (or \(hint: .plistFile(path: nil)))"
         } else if request.contentVersion != nil || request.bump != nil, request.productIdentifier == nil {
-            explained.message = "a version was given without --product-id: give both --product-id and --content-version to make a ContentInfo.plist (or --plist FILE)"
+            explained.words = "a version was given without \(hint: .productIdentifierSetting): give both \(hint: .productIdentifierSetting) and \(hint: .contentVersionSetting) to make a ContentInfo.plist (or \(hint: .plistFile(path: nil)))"
         } else {
-            explained.message = "\(request.source) has no ContentInfo.plist: add one there with a Contents/ folder beside it, give --product-id and --content-version, or pass --plist FILE"
+            explained.words = "\(request.source) has no ContentInfo.plist: add one there with a Contents/ folder beside it, give \(hint: .productIdentifierSetting) and \(hint: .contentVersionSetting), or pass \(hint: .plistFile(path: nil))"
         }
         return explained
     }

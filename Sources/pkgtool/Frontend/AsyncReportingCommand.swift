@@ -17,6 +17,7 @@ protocol AsyncReportingCommand: AsyncParsableCommand, CommandReporting {
 
 extension AsyncReportingCommand {
     func run() async throws {
+        Console.wording = HintWording.wording(for: Self.self)
         let output = mergedOutputOptions
         let report: Report
         do {

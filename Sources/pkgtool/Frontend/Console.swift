@@ -4,6 +4,16 @@ import PkgKit
 
 /// Where the command line writes: results to stdout, diagnostics and progress to stderr.
 enum Console {
+    /// How diagnostics word their hints: in the running command's flags once it starts
+    /// (`CommandReporting.run`), PkgKit's plain words before.
+    static var wording: DiagnosticWording {
+        get { wordingLock.withLock { currentWording } }
+        set { wordingLock.withLock { currentWording = newValue } }
+    }
+    // Only read or written under `wordingLock`.
+    nonisolated(unsafe) private static var currentWording = DiagnosticWording.plain
+    private static let wordingLock = NSLock()
+
     /// Writes a line to stdout.
     static func out(_ text: String) {
         FileHandle.standardOutput.write(Data((text + "\n").utf8))
@@ -31,8 +41,9 @@ enum Console {
         var names: [String] = []
         if let file, diagnostic.path == nil || (several && diagnostic.path != file) { names.append(file) }
         if let path = diagnostic.path { names.append(path) }
-        guard !names.isEmpty else { return "\(head): \(diagnostic.message)" }
-        return "\(head) \(names.joined(separator: " ")): \(diagnostic.message)"
+        let message = diagnostic.message(in: wording)
+        guard !names.isEmpty else { return "\(head): \(message)" }
+        return "\(head) \(names.joined(separator: " ")): \(message)"
     }
 
     /// `count` and `noun`, in the plural unless there is one: "1 error", "2 warnings".
@@ -50,6 +61,7 @@ enum Console {
     static func json<T: Encodable>(_ value: T) {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes]
+        encoder.userInfo[DiagnosticWording.userInfoKey] = wording
         let data = (try? encoder.encode(value)) ?? Data("{}".utf8)
         FileHandle.standardOutput.write(data + Data("\n".utf8))
     }

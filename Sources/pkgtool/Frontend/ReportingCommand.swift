@@ -11,6 +11,7 @@ protocol ReportingCommand: CommandReporting {
 
 extension ReportingCommand {
     func run() throws {
+        Console.wording = HintWording.wording(for: Self.self)
         let output = mergedOutputOptions
         let report: Report
         do {

@@ -22,7 +22,7 @@ extension Pkgtool {
         @Option(name: .customLong("to"), help: ArgumentHelp("What to convert to.", valueName: "FORMAT"))
         var target: ConvertTarget
 
-        @Option(name: .customLong("out"), help: ArgumentHelp("The folder to write the asset packs into (created with its parents when missing).", valueName: "DIR"))
+        @Option(name: [.customLong("out"), .customShort("o"), .customLong("output")], help: ArgumentHelp("The folder to write the asset packs into (created with its parents when missing).", valueName: "DIR"))
         var destination: String
 
         @Option(name: .customLong("download-policy"), help: ArgumentHelp("When devices download the packs.", valueName: "POLICY"))

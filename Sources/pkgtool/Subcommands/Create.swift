@@ -102,9 +102,10 @@ extension Pkgtool {
         func usageProblem(in error: any Error) -> String? {
             guard let failure = error as? CreateFailure else { return nil }
             let diagnostic = failure.diagnostic
+            let message = diagnostic.message(in: Console.wording)
             switch failure {
-            case .sourceIsNotAFolder(let path), .outputIsPrevious(let path): return "\(path) \(diagnostic.message)"
-            case .nothingToBump, .bumpWithContentVersion: return diagnostic.message
+            case .sourceIsNotAFolder(let path), .outputIsPrevious(let path): return "\(path) \(message)"
+            case .nothingToBump, .bumpWithContentVersion: return message
             case .unreadableInput, .cannotWrite: return nil
             }
         }

@@ -15,7 +15,7 @@ extension Pkgtool {
             Missing folders above NAME are created. Exit 0 created or kept, 1 refused, 2 could not be done.
             """)
 
-        @Option(name: .customLong("out"), help: ArgumentHelp("Base name: writes NAME.pem and NAME.pub.pem.", valueName: "NAME"))
+        @Option(name: [.customLong("out"), .customShort("o"), .customLong("output")], help: ArgumentHelp("Base name: writes NAME.pem and NAME.pub.pem.", valueName: "NAME"))
         var name: String
 
         @OptionGroup var outputOptions: OutputOptions

@@ -23,7 +23,7 @@ extension Pkgtool {
         @Argument(help: "Package files (.pkg) to publish: one at least.")
         var packages: [String]
 
-        @Option(name: .customLong("to"), help: ArgumentHelp("The published folder (created if missing).", valueName: "DIR"))
+        @Option(name: [.customLong("to"), .customShort("o"), .customLong("output")], help: ArgumentHelp("The published folder (created if missing).", valueName: "DIR"))
         var destination: String
 
         @Option(name: .customLong("sign"), help: ArgumentHelp("Sign catalog.json with this Ed25519 private key (PEM, as `pkgtool keygen` or openssl writes it). Repeat to sign with several keys while one is rotated out.", valueName: "KEY.pem"))

@@ -27,7 +27,7 @@ extension Pkgtool {
         @Option(name: .customLong("documents"), help: ArgumentHelp("The Documents folder to install into.", valueName: "DIR"))
         var documents: String
 
-        @Option(name: .customLong("product"), help: ArgumentHelp("A product to install or update (repeatable). Default: every installed product.", valueName: "ID"))
+        @Option(name: [.customLong("product"), .customLong("product-id")], help: ArgumentHelp("A product to install or update (repeatable). Default: every installed product.", valueName: "ID"))
         var products: [String] = []
 
         @Option(help: ArgumentHelp("Refuse a catalog whose signature does not verify with this Ed25519 public key (PEM). Repeatable: any of the keys will do.", valueName: "KEY.pub.pem"))
@@ -61,7 +61,9 @@ extension Pkgtool {
         }
 
         func usageProblem(in error: any Error) -> String? {
-            (error as? CatalogLocation.Problem)?.description
+            guard let problem = error as? CatalogLocation.Problem else { return nil }
+            guard case .package(let source) = problem else { return problem.description }
+            return "\(source) is a package, not a catalog: install a package file with 'pkgtool extract \(source) --documents DIR'"
         }
 
         func execute(_ output: OutputOptions, _ cancellation: Cancellation) async throws -> SyncCommandReport {
@@ -137,7 +139,7 @@ extension Pkgtool {
                 } else {
                     details.append(bytes)
                     if let resumed = product.resumedFrom { details.append("resumed at \(Self.bytes(resumed))") }
-                    if let reason = product.fullDownloadReason, reason != .resuming { details.append("full download: \(reason.rawValue)") }
+                    if let reason = product.fullDownloadReason, reason != .resuming { details.append("full download: \(reason.words)") }
                 }
                 return "installed \(id) \(version) (\(details.joined(separator: ", ")))"
             case .unchanged, .update:
@@ -159,7 +161,7 @@ extension Pkgtool {
             case .update:
                 let from = product.previousVersion.map { "\($0) -> " } ?? ""
                 var how = product.delta ? "delta" : "full"
-                if let reason = product.fullDownloadReason { how += ": \(reason.rawValue)" }
+                if let reason = product.fullDownloadReason { how += ": \(reason.words)" }
                 return "update \(id) \(from)\(version) (\(how), \(Self.bytes(product.bytesToDownload)) to download)"
             case .unchanged, .installed:
                 return "unchanged \(id) \(product.previousVersion ?? version)"

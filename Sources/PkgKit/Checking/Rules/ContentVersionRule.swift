@@ -8,11 +8,11 @@ public struct ContentVersionRule: Rule {
             findings.append(Diagnostic(.invalidContentVersion, path: ContentInfo.fileName, "ContentVersion \(PathDisplay.printable(problem))"))
         }
         if let expected = context.expectedContentVersion, expected != version {
-            let message = switch context.expectationsFrom {
-            case .flags: "--content-version \(PathDisplay.printable(expected)) differs from ContentInfo.plist's ContentVersion \(PathDisplay.printable(version)): make them agree"
+            let message: DiagnosticMessage = switch context.expectationsFrom {
+            case .flags: "\(hint: .expectedContentVersion(PathDisplay.printable(expected))) differs from ContentInfo.plist's ContentVersion \(PathDisplay.printable(version)): make them agree"
             case .catalog: "ContentVersion \(PathDisplay.printable(version)) differs from the catalog's \(PathDisplay.printable(expected)): the server holds the wrong package; publish it again"
             }
-            findings.append(Diagnostic(.contentVersionMismatch, path: ContentInfo.fileName, message))
+            findings.append(Diagnostic(.contentVersionMismatch, path: ContentInfo.fileName, words: message))
         }
         return findings
     }

@@ -1,5 +1,5 @@
-/// `invalid-product-identifier` and `product-identifier-mismatch` (against `--product-id`
-/// and against the previous package).
+/// `invalid-product-identifier` and `product-identifier-mismatch` (against the identifier the
+/// caller expects and against the previous package).
 public struct ProductIdentifierRule: Rule {
     public init() {}
     public func check(_ package: PackageFacts, _ context: RuleContext) -> [Diagnostic] {
@@ -10,11 +10,11 @@ public struct ProductIdentifierRule: Rule {
         }
         let shown = PathDisplay.printable(identifier)
         if let expected = context.expectedProductIdentifier, expected != identifier {
-            let message = switch context.expectationsFrom {
-            case .flags: "IAPProductIdentifier \(shown) differs from --product-id \(PathDisplay.printable(expected)): make them agree"
+            let message: DiagnosticMessage = switch context.expectationsFrom {
+            case .flags: "IAPProductIdentifier \(shown) differs from \(hint: .expectedProductIdentifier(PathDisplay.printable(expected))): make them agree"
             case .catalog: "IAPProductIdentifier \(shown) differs from the catalog's \(PathDisplay.printable(expected)): the server holds the wrong package; publish it again"
             }
-            findings.append(Diagnostic(.productIdentifierMismatch, path: ContentInfo.fileName, message))
+            findings.append(Diagnostic(.productIdentifierMismatch, path: ContentInfo.fileName, words: message))
         }
         if let previous = context.previous?.productIdentifier, previous != identifier {
             findings.append(Diagnostic(.productIdentifierMismatch, path: ContentInfo.fileName,

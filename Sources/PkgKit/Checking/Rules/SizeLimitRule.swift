@@ -11,7 +11,7 @@ public struct SizeLimitRule: Rule {
         let payload = package.entries.lazy.filter { $0.kind == .file && $0.path.isInsideContents }.reduce(Int64(0)) { $0 + $1.size }
         if package.stoppedAtSizeLimit || payload > limit {
             findings.append(Diagnostic(.sizeLimit, path: package.stoppedAtSizeLimit ? package.entries.last?.path.description : nil,
-                                       "the unpacked content passes the limit of \(limit) bytes (reading stopped there): split the content or raise --max-size"))
+                                       words: "the unpacked content passes the limit of \(limit) bytes (reading stopped there): split the content or \(hint: .raiseSizeLimit)"))
         }
         return findings
     }

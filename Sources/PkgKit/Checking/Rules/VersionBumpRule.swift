@@ -5,7 +5,8 @@ public struct VersionBumpRule: Rule {
         guard let previous = context.previous?.contentVersion,
               let text = package.parsedContentInfo?.contentVersion,
               let version = ContentVersion(text), !(version > previous) else { return [] }
+        let example = previous.bumped(.minor).map { "\($0)" } ?? "a greater version"
         return [Diagnostic(.versionNotBumped, path: ContentInfo.fileName,
-            "ContentVersion \(text) is not greater than the previous \(previous): raise it (e.g. --bump minor)")]
+            words: "ContentVersion \(text) is not greater than the previous \(previous): \(hint: .bumpVersion(example: example))")]
     }
 }

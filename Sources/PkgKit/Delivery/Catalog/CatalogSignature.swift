@@ -81,7 +81,7 @@ public enum CatalogSignature {
     public static func verify(_ catalog: Data, signatureFile: Data?, trustedKeys: [CatalogVerifyingKey],
                               path: String) throws(SignatureError) {
         guard let signatureFile else {
-            throw SignatureError("is missing, and a trusted key was given: publish with --sign KEY.pem, and upload signatures/ before catalog.json", path: path)
+            throw SignatureError("is missing, and a trusted key was given: \(hint: .signCatalog), and upload signatures/ before catalog.json", path: path)
         }
         let signatures = try signatures(fromFile: signatureFile, path: path)
         let verifies = signatures.contains { signature in

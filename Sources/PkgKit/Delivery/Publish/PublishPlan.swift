@@ -110,7 +110,7 @@ struct PublishPlan: Sendable {
         guard !keys.isEmpty else {
             if newBytes != existingBytes {
                 folderRefusals.append(Diagnostic(.badSignature, path: path,
-                    "the published catalog is signed: publish with --sign KEY.pem so that the new catalog is signed too (or delete this file to stop signing)"))
+                    words: "the published catalog is signed: \(hint: .signCatalog) so that the new catalog is signed too (or delete this file to stop signing)"))
             }
             return
         }
@@ -118,7 +118,7 @@ struct PublishPlan: Sendable {
             try CatalogSignature.verify(existingBytes, signatureFile: published, trustedKeys: keys.map(\.publicKey), path: path)
         } catch {
             folderRefusals.append(Diagnostic(.badSignature, path: path,
-                "the published catalog's signature verifies with no key given: clients trust the key it was signed with; sign with that key too (--sign OLD.pem --sign NEW.pem rotates keys), or delete this file to change keys on purpose"))
+                words: "the published catalog's signature verifies with no key given: clients trust the key it was signed with; sign with that key too \(hint: .rotateKeys), or delete this file to change keys on purpose"))
             return
         }
         if signatures.current == nil && newBytes != existingBytes {

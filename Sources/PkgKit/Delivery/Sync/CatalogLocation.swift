@@ -15,7 +15,7 @@ public enum CatalogLocation {
             case .unsupported(let source):
                 return "\(source): only http://, https:// and file:// URLs or a local published folder or catalog.json are supported"
             case .package(let source):
-                return "\(source) is a package, not a catalog: install a package file with 'pkgtool extract \(source) --documents DIR'"
+                return "\(source) is a package, not a catalog: install a package file with Installer; sync reads a published catalog"
             }
         }
     }

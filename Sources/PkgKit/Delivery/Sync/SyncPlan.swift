@@ -41,8 +41,8 @@ public enum SyncPlan: Sendable, Equatable {
 
     /// Why a package is downloaded whole although a version is installed.
     public enum FullDownloadReason: String, Sendable, Codable {
-        /// `--no-delta`.
-        case noDelta = "--no-delta"
+        /// The caller turned deltas off (`SyncClient.Options.delta`).
+        case noDelta = "deltas turned off"
         /// The server answered a Range request with the whole file.
         case serverIgnoresRange = "server ignores Range"
         /// An earlier run's download of this very entry is continued.
@@ -130,7 +130,7 @@ extension SyncPlan {
         let limit = situation.limits.maxSize
         for (what, bytes) in [("package", entry.size), ("payload", entry.payloadBytes)] where bytes > limit {
             return .refused(Diagnostic(.sizeLimit, path: nil,
-                "\(id) \(entry.contentVersion)'s \(what) is \(bytes) bytes, over the limit of \(limit): nothing was downloaded (raise --max-size to accept it)"))
+                words: "\(id) \(entry.contentVersion)'s \(what) is \(bytes) bytes, over the limit of \(limit): nothing was downloaded (\(hint: .raiseSizeLimit) to accept it)"))
         }
         let update = { (method: Method) in
             SyncPlan.update(Update(entry: entry, url: url, previousVersion: situation.installedVersion, method: method))

@@ -240,6 +240,9 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
         }
     }
 
+    /// A timeout in words: how long is the caller's to set.
+    static let timedOutWords: DiagnosticMessage = "nothing arrived for too long (timed out; \(hint: .idleTimeout))"
+
     /// The failure in words, led by its URL.
     public var description: String { "\(url): \(message)" }
 
@@ -270,6 +273,7 @@ extension TransportError: DiagnosableError {
     /// serve what the catalog describes), else `unreadable-input` (the source could not be read).
     public var diagnostic: Diagnostic {
         if case .bodyTooLong = self { return Diagnostic(.checksumMismatch, path: url, message) }
+        if case .timedOut = self { return Diagnostic(.unreadableInput, path: url, words: Self.timedOutWords) }
         return Diagnostic(.unreadableInput, path: url, message)
     }
 

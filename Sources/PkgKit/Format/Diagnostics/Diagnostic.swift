@@ -18,15 +18,57 @@ public struct Diagnostic: Codable, Sendable, Equatable, Hashable {
     /// The archive path the finding concerns (for a failure, the file that could not be read or
     /// written), or nil for the package as a whole.
     @Nullable public var path: String?
-    /// What is wrong and what to do about it.
-    public var message: String
+    /// What is wrong and what to do about it, its hints kept typed for the program that shows it.
+    public var words: DiagnosticMessage
+
+    /// What is wrong and what to do about it, in PkgKit's own words (`message(in:)` words its
+    /// hints otherwise). Setting it replaces the message, hints included, with plain text.
+    public var message: String {
+        get { words.text(.plain) }
+        set { words = DiagnosticMessage(newValue) }
+    }
 
     /// Makes a diagnostic with the code's default severity unless one is given.
     public init(_ code: DiagnosticCode, path: String?, _ message: String, severity: Severity? = nil) {
+        self.init(code, path: path, words: DiagnosticMessage(message), severity: severity)
+    }
+
+    /// Makes a diagnostic whose message holds hints, with the code's default severity unless
+    /// one is given.
+    public init(_ code: DiagnosticCode, path: String?, words: DiagnosticMessage, severity: Severity? = nil) {
         self.code = code
         self.severity = severity ?? code.defaultSeverity
         self.path = path
-        self.message = message
+        self.words = words
+    }
+
+    /// The message with its hints in `wording`'s words.
+    public func message(in wording: DiagnosticWording) -> String {
+        words.text(wording)
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case code, severity, path, message
+    }
+
+    /// Reads a diagnostic; its message is plain text.
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.container(keyedBy: CodingKeys.self)
+        code = try container.decode(DiagnosticCode.self, forKey: .code)
+        severity = try container.decode(Severity.self, forKey: .severity)
+        _path = try container.decodeIfPresent(Nullable<String>.self, forKey: .path) ?? Nullable(wrappedValue: nil)
+        words = DiagnosticMessage(try container.decode(String.self, forKey: .message))
+    }
+
+    /// Writes `{"code", "severity", "path", "message"}`, the message in the wording the
+    /// encoder's `userInfo` holds under `DiagnosticWording.userInfoKey` (else the plain one).
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        try container.encode(code, forKey: .code)
+        try container.encode(severity, forKey: .severity)
+        try container.encode(_path, forKey: .path)
+        let wording = encoder.userInfo[DiagnosticWording.userInfoKey] as? DiagnosticWording ?? .plain
+        try container.encode(message(in: wording), forKey: .message)
     }
 }
 
