@@ -20,6 +20,10 @@ public struct Diagnostic: Codable, Sendable, Equatable, Hashable {
     @Nullable public var path: String?
     /// What is wrong and what to do about it.
     public var message: String
+    /// The entry's path as it is in the archive, when that differs from `path`: in a package
+    /// wrapped in one folder, `path` is relative to the package root and this one starts with
+    /// the wrapper (`Desert Pack/.DS_Store`). Left out of JSON when nil.
+    public var archivePath: String?
 
     /// Makes a diagnostic with the code's default severity unless one is given.
     public init(_ code: DiagnosticCode, path: String?, _ message: String, severity: Severity? = nil) {
