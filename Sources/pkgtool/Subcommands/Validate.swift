@@ -63,7 +63,7 @@ extension Pkgtool {
                     // own checksums are verified by reading, and hashing again would be wasted.
                     let check = try PackageCheck.run(path, context: context, digests: context.previous?.payloadDigests != nil,
                                                      cancellation: cancellation) { bar.update($0, of: $1) }
-                    report = PackageReport(check, strict: strict)
+                    report = PackageAdvice.worded(PackageReport(check, strict: strict))
                 } catch let error as any DiagnosableError {
                     // Listed all the same: a script reading `valid` must not pass over it.
                     report = PackageReport(unchecked: path, diagnostics: [error.diagnostic])
