@@ -51,6 +51,22 @@ import TestSupport
         #expect(try scratch.read("tar.pkg") == scratch.read("original.pkg"))
     }
 
+    /// A productbuild installer package whose Payload wraps the content in a folder.
+    @Test func anInstallerPackageBecomesAContentPackage() async throws {
+        let scratch = try Scratch()
+        try scratch.content("payload/MyContent", id: "com.acme.installer", version: "1.2", files: ["a.txt": "alpha"])
+        try scratch.write("flat/Distribution", "<installer-gui-script minSpecVersion=\"1\"/>")
+        try scratch.write("flat/comp.pkg/PackageInfo", "<pkg-info/>")
+        try await CommandRunner.shell("cd payload && find . | sort | bsdtar --format odc -n -cf - -T - | gzip -n > ../flat/comp.pkg/Payload && cd ../flat && bsdtar --format xar -cf ../installer.pkg Distribution comp.pkg", in: scratch.url)
+        let result = try await CommandRunner.pkgtool(["create", scratch.path("installer.pkg"), "-o", scratch.path("content.pkg"), "--json"])
+        #expect(result.status == 0, "\(result.stdout)")
+        let listing = try await CommandRunner.shell("bsdtar -tf content.pkg", in: scratch.url).stdout.split(separator: "\n").map(String.init)
+        #expect(listing == ["ContentInfo.plist", "Contents", "Contents/a.txt"], "\(listing)")
+        let inspect = try await CommandRunner.pkgtool(["inspect", scratch.path("content.pkg"), "--json"])
+        #expect(inspect.json["format"] as? String == "xar")
+        #expect(inspect.json["productIdentifier"] as? String == "com.acme.installer")
+    }
+
     /// The flags work on a package as on a folder: an archive of bare content gets its plist.
     @Test func flagsFillInAPackageWithoutAPlist() async throws {
         let scratch = try Scratch()
