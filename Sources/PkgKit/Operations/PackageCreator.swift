@@ -54,12 +54,18 @@ public enum PackageCreator {
             return diagnostic
         }
         let seen = Set(result.diagnostics.map(key))
-        result.diagnostics += own.filter { !seen.contains(key($0)) }
-        for junk in own where junk.code == .junkFile {
-            if let path = junk.path, !result.skipped.contains(path) { result.skipped.append(path) }
+        result.diagnostics += own.filter { !seen.contains(key($0)) }.map { finding in
+            guard finding.code == .junkFile else { return finding }
+            if let path = finding.path, !result.skipped.contains(path) { result.skipped.append(path) }
+            var junk = finding
+            junk.message = leftOut
+            return junk
         }
         return result
     }
+
+    /// What create says of the junk it leaves out.
+    private static let leftOut = "file-system or version-control litter: left out of the package"
 
     /// What a rebuild judges again with the request's flags, or judges on the output: not held
     /// against the package file given as the source. (A plist that cannot be read, or is too
@@ -186,7 +192,7 @@ public enum PackageCreator {
             guard JunkFileRule.isJunk(item.path) else { return false }
             if JunkFileRule.isJunkItself(item.path) {
                 skipped.append(item.path.string)
-                diagnostics.append(Diagnostic(.junkFile, path: item.path.description, "file-system or version-control litter: left out of the package"))
+                diagnostics.append(Diagnostic(.junkFile, path: item.path.description, leftOut))
             }
             return true
         }
