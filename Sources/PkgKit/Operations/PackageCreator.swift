@@ -361,7 +361,7 @@ public enum PackageCreator {
         } else if request.contentVersion != nil || request.bump != nil, request.productIdentifier == nil {
             explained.message = "a version was given without --product-id: give both --product-id and --content-version to make a ContentInfo.plist (or --plist FILE)"
         } else if structured {
-            explained.message = "\(request.source) has a Contents/ folder but no ContentInfo.plist beside it: add one there, give --product-id and --content-version, or pass --plist FILE"
+            explained.message = "\(request.source) has a Contents/ folder but no ContentInfo.plist beside it: add one there, or give the product identifier and content version (or a plist from elsewhere) to make one"
         } else {
             explained.message = "\(request.source) has no ContentInfo.plist: add one there with a Contents/ folder beside it, give --product-id and --content-version, or pass --plist FILE"
         }
