@@ -101,6 +101,22 @@ import TestSupport
         #expect(scratch.list("out").isEmpty, "\(scratch.list("out"))")
     }
 
+    /// What a killed create left unpacked beside its output is removed by the next one there;
+    /// a live process's is not.
+    @Test func aKilledRunsStagingIsRemovedByTheNext() async throws {
+        let scratch = try Scratch()
+        let zip = try await finderZip(scratch)
+        let ended = Process()
+        ended.executableURL = URL(fileURLWithPath: "/bin/true")
+        try ended.run()
+        ended.waitUntilExit()
+        try scratch.write("out/.pkgtool-create-\(ended.processIdentifier)-leftover/Contents/a.txt", "left")
+        try scratch.write("out/.pkgtool-create-1-alive/Contents/a.txt", "init's")
+        let result = try await CommandRunner.pkgtool(["create", zip, "-o", scratch.path("out/o.pkg")])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(Set(scratch.list("out")) == ["o.pkg", ".pkgtool-create-1-alive"], "\(scratch.list("out"))")
+    }
+
     @Test func aFileThatIsNoPackageIsUnreadableArchive() async throws {
         let scratch = try Scratch()
         try scratch.write("notes.txt", "just text")
