@@ -176,7 +176,7 @@ private func json(_ text: String) -> [String: Any] {
     }
 
     /// Installing is not uploading: `extract` takes a `.zip` (issue 21, item 3: it was refused
-    /// with bad-extension), while `validate` still says the store wants `.pkg`.
+    /// with bad-extension), while `validate` still says a content package is a `.pkg`.
     @Test func aZipInstalls() throws {
         let s = try Scratch()
         let source = try s.content("MyLevels", id: "com.example.levels", version: "1.0", files: ["a.txt": "a"])

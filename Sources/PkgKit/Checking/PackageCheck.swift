@@ -32,7 +32,9 @@ public struct PackageCheck: Sendable {
             return opened.facts
         }()
         describeTruncation(&facts, path: source.path)
-        return PackageCheck(path: source.path, facts: facts, diagnostics: Rules.check(facts, context))
+        let diagnostics = Rules.check(facts, context)
+        return PackageCheck(path: source.path, facts: facts,
+                            diagnostics: facts.wrapper.map { WrappingFolder.withArchivePaths(diagnostics, wrapper: $0) } ?? diagnostics)
     }
 
     /// A xar cut short breaks off at the first file whose data is missing, or at a table of

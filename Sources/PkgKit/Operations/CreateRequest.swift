@@ -1,6 +1,6 @@
 /// Everything `pkgtool create` was asked to do.
 public struct CreateRequest: Sendable {
-    /// The source folder.
+    /// The source: a folder, or a package file (any container the readers accept) to rebuild.
     public var source: String
     /// The output path; default `./<IAPProductIdentifier>-<ContentVersion>.pkg`. An existing folder
     /// (or a path ending in `/`) receives the default name inside it.
@@ -83,8 +83,8 @@ public struct CreateResult: Sendable, Codable {
 public enum CreateFailure: DiagnosableError, Sendable, Equatable {
     /// An input (the source, `--plist`, `--previous`) is missing or cannot be read.
     case unreadableInput(path: String?, DiagnosticMessage)
-    /// The source is not a folder (a package file, say): create takes a folder of content.
-    case sourceIsNotAFolder(path: String)
+    /// The output would be the source package itself: it would be replaced by its own rebuild.
+    case outputIsSource(path: String)
     /// `--bump` has no version to start from: no `--previous` and no ContentVersion in the plist.
     case nothingToBump(ContentVersion.Part)
     /// `--bump` computes the version, so `--content-version` may not be given with it.
@@ -98,9 +98,9 @@ public enum CreateFailure: DiagnosableError, Sendable, Equatable {
         switch self {
         case .unreadableInput(let path, let message):
             return Diagnostic(.unreadableInput, path: path, words: message)
-        case .sourceIsNotAFolder(let path):
-            return Diagnostic(.unreadableInput, path: path,
-                              "is a file, not a folder: create takes a folder of content (to check a package, use pkgtool validate)")
+        case .outputIsSource(let path):
+            return Diagnostic(.ioError, path: path,
+                              "is the source package: writing its rebuild over it is refused and nothing was written; write the package elsewhere")
         case .nothingToBump(let part):
             return Diagnostic(.missingKey, path: ContentInfo.fileName,
                               words: "\(hint: .bump(part: part.rawValue)) needs a version to start from: give \(hint: .previousSetting), or a ContentInfo.plist with a valid ContentVersion")
@@ -119,7 +119,7 @@ public enum CreateFailure: DiagnosableError, Sendable, Equatable {
     public var disposition: ErrorDisposition {
         switch self {
         case .nothingToBump, .bumpWithContentVersion: return .refused
-        case .unreadableInput, .sourceIsNotAFolder, .outputIsPrevious, .cannotWrite: return .failed
+        case .unreadableInput, .outputIsSource, .outputIsPrevious, .cannotWrite: return .failed
         }
     }
 }

@@ -19,12 +19,98 @@ public enum PackageCreator {
     private static func run(_ request: CreateRequest, progress: ((Int64, Int64) -> Void)?) throws -> CreateResult {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: request.source, isDirectory: &isFolder) else {
-            throw CreateFailure.unreadableInput(path: request.source, "no such folder; create takes a folder of content")
+            throw CreateFailure.unreadableInput(path: request.source, "no such file or folder")
         }
-        guard isFolder.boolValue else { throw CreateFailure.sourceIsNotAFolder(path: request.source) }
-        let root = Array(request.source.utf8)
-        let hasPlist = isRegularFile(request.source + "/" + ContentInfo.fileName)
-        let structured = hasPlist && isDirectory(request.source + "/Contents")
+        guard isFolder.boolValue else { return try rebuild(request, progress: progress) }
+        // A folder holding one folder that holds the package, as unzipping a Finder zip leaves it.
+        let root = WrappingFolder.wrapper(ofFolder: request.source).map { request.source + "/" + $0 } ?? request.source
+        return try build(request, from: root, progress: progress)
+    }
+
+    /// Creates the package from a package file (xar, zip, tar, installer package, wrapped or
+    /// not): it is read in full and judged, unpacked beside the output, and built from there as
+    /// from a folder. Only what the package itself gets wrong is judged on the file (its
+    /// container, names, types, links, code); its ContentInfo.plist and its size are judged on the
+    /// rebuild, with the request's flags, as a folder's are.
+    private static func rebuild(_ request: CreateRequest, progress: ((Int64, Int64) -> Void)?) throws -> CreateResult {
+        let context = RuleContext(purpose: .create, limits: request.limits)
+        // A first look at the names and types, so that most bad packages are refused unwritten.
+        let look = try PackageCheck.run(request.source, context: context, depth: .headers, digests: false,
+                                        cancellation: request.cancellation)
+        if let refused = refusal(look, request) { return refused }
+        let staging = try CreateStaging(in: outputFolder(request))
+        defer { staging.remove() }
+        let full = try staging.unpack(request.source, context: context, cancellation: request.cancellation, progress: progress)
+        if let refused = refusal(full, request) { return refused }
+        var result = try build(request, from: staging.path, progress: progress)
+        // The package's own findings, where the rebuild did not find the same again (junk
+        // outside Contents/ was never unpacked); a rebuilt entry keeps its place in the archive.
+        let own = findings(of: full)
+        var rebuilt: [String: Diagnostic] = [:]
+        for finding in own { rebuilt[key(finding)] = finding }
+        result.diagnostics = result.diagnostics.map { diagnostic in
+            var diagnostic = diagnostic
+            diagnostic.archivePath = rebuilt[key(diagnostic)]?.archivePath
+            return diagnostic
+        }
+        let seen = Set(result.diagnostics.map(key))
+        result.diagnostics += own.filter { !seen.contains(key($0)) }.map { finding in
+            guard finding.code == .junkFile else { return finding }
+            if let path = finding.path, !result.skipped.contains(path) { result.skipped.append(path) }
+            var junk = finding
+            junk.message = leftOut
+            return junk
+        }
+        return result
+    }
+
+    /// What create says of the junk it leaves out.
+    private static let leftOut = "file-system or version-control litter: left out of the package"
+
+    /// What a rebuild judges again with the request's flags, or judges on the output: not held
+    /// against the package file given as the source. (A plist that cannot be read, or is too
+    /// large to keep, is the package's own: no flag mends it.)
+    private static let judgedOnRebuild: Set<DiagnosticCode> = [
+        .badExtension, .sizeLimit, .missingContentInfo, .missingKey, .invalidContentVersion,
+        .invalidProductIdentifier, .productIdentifierMismatch, .contentVersionMismatch, .versionNotBumped,
+        .contentUnchanged, .unknownKey,
+    ]
+
+    /// The findings of a source package that are its own (see `judgedOnRebuild`).
+    private static func findings(of check: PackageCheck) -> [Diagnostic] {
+        check.diagnostics.filter { !judgedOnRebuild.contains($0.code) }
+    }
+
+    /// The result refusing a source package whose own findings hold an error; nil when it has none.
+    private static func refusal(_ check: PackageCheck, _ request: CreateRequest) -> CreateResult? {
+        let own = findings(of: check)
+        guard own.failing() else { return nil }
+        let info = check.facts.parsedContentInfo
+        return CreateResult(output: nil, format: request.options.format, productIdentifier: info?.productIdentifier,
+                            contentVersion: info?.contentVersion, fileCount: check.facts.fileCount,
+                            payloadBytes: check.facts.payloadBytes, archiveBytes: nil, sha256: nil, skipped: [], diagnostics: own)
+    }
+
+    /// One finding as a key: the same code about the same path.
+    private static func key(_ diagnostic: Diagnostic) -> String {
+        diagnostic.code.rawValue + "\u{0}" + (diagnostic.path ?? "")
+    }
+
+    /// The folder the output goes to (see `outputPath`).
+    private static func outputFolder(_ request: CreateRequest) -> String {
+        guard let output = request.output else { return "." }
+        if output.hasSuffix("/") || isDirectory(output) { return output }
+        return AtomicFile.directory(of: output)
+    }
+
+    /// Creates the package from the folder `source` (the request's source, or what stands for
+    /// it: the folder inside its wrapper, a package file unpacked).
+    private static func build(_ request: CreateRequest, from source: String, progress: ((Int64, Int64) -> Void)?) throws -> CreateResult {
+        let root = Array(source.utf8)
+        let hasPlist = isRegularFile(source + "/" + ContentInfo.fileName)
+        // A source holding Contents/ is the package root, plist or not: its other entries are
+        // outside-contents, never Contents/Contents/.
+        let structured = isDirectory(source + "/Contents")
 
         var previous: PreviousPackage?
         var diagnostics: [Diagnostic] = []
@@ -45,8 +131,8 @@ public enum PackageCreator {
                 throw CreateFailure.unreadableInput(path: plist, "cannot read \(hint: .givenPlist)")
             }
             plistBytes = Array(data)
-        } else if structured {
-            let path = request.source + "/" + ContentInfo.fileName
+        } else if structured && hasPlist {
+            let path = source + "/" + ContentInfo.fileName
             guard let data = FileManager.default.contents(atPath: path) else { throw CreateFailure.unreadableInput(path: path, "cannot read it") }
             plistBytes = Array(data)
         }
@@ -86,15 +172,15 @@ public enum PackageCreator {
         } else {
             items.append(SourceItem(path: ArchivePath("Contents"), kind: .directory, mode: 0o755, size: 0, origin: .none))
             items += try FolderWalker.walk(root: root, prefix: Array("Contents".utf8), limits: request.limits)
-            // A --plist file inside the source is the package's ContentInfo.plist, not content too.
-            if let plist = request.plist, let inside = relativePath(of: plist, in: request.source) {
-                items.removeAll { $0.path == ArchivePath("Contents/" + inside) }
-            }
+        }
+        // A --plist file inside the source is the package's ContentInfo.plist, not content too.
+        if let plist = request.plist, let inside = relativePath(of: plist, in: source) {
+            items.removeAll { $0.path == ArchivePath(structured ? inside : "Contents/" + inside) }
         }
 
         // An output inside the source (a package written there by an earlier run) is no content.
         var skipped: [String] = []
-        if let inside = relativePath(of: output, in: request.source) {
+        if let inside = relativePath(of: output, in: source) {
             let path = ArchivePath(structured ? inside : "Contents/" + inside)
             let before = items.count
             items.removeAll { $0.path == path }
@@ -106,7 +192,7 @@ public enum PackageCreator {
             guard JunkFileRule.isJunk(item.path) else { return false }
             if JunkFileRule.isJunkItself(item.path) {
                 skipped.append(item.path.string)
-                diagnostics.append(Diagnostic(.junkFile, path: item.path.description, "file-system or version-control litter: left out of the package"))
+                diagnostics.append(Diagnostic(.junkFile, path: item.path.description, leftOut))
             }
             return true
         }
@@ -125,7 +211,9 @@ public enum PackageCreator {
         }
         let context = RuleContext(purpose: .create, limits: request.limits, expectedProductIdentifier: request.productIdentifier,
                                   expectedContentVersion: expectedVersion, previous: previous)
-        diagnostics += Rules.check(facts, context).map { explained($0, request: request, hasPlist: hasPlist) }
+        diagnostics += Rules.check(facts, context).map {
+            explained($0, request: request, hasPlist: hasPlist, structured: structured, output: output)
+        }
         if let bumpFailure { diagnostics.append(bumpFailure) }
         let info = facts.parsedContentInfo
         var result = CreateResult(output: nil, format: request.options.format, productIdentifier: info?.productIdentifier,
@@ -135,6 +223,7 @@ public enum PackageCreator {
         // Only a package that passes the rules could be written: only then is an output that is
         // the --previous package itself worth refusing.
         if let old = request.previous, sameFile(old, output) { throw CreateFailure.outputIsPrevious(path: output) }
+        if sameFile(request.source, output) { throw CreateFailure.outputIsSource(path: output) }
         try request.cancellation?.check()
 
         try makeFolders(AtomicFile.directory(of: output))
@@ -249,17 +338,30 @@ public enum PackageCreator {
         return String(cString: resolved)
     }
 
-    /// `missing-content-info` as create sees it: which flag is missing, or that the source's
-    /// ContentInfo.plist went into the payload because there is no Contents/ beside it.
-    private static func explained(_ diagnostic: Diagnostic, request: CreateRequest, hasPlist: Bool) -> Diagnostic {
-        guard diagnostic.code == .missingContentInfo, request.plist == nil else { return diagnostic }
+    /// A finding as create sees it: `bad-extension` is about the output, `outside-contents` in a
+    /// source holding Contents/ says why that folder is the package root, and
+    /// `missing-content-info` says which flag is missing, or that the source's ContentInfo.plist
+    /// went into the payload because there is no Contents/ beside it.
+    private static func explained(_ diagnostic: Diagnostic, request: CreateRequest, hasPlist: Bool, structured: Bool,
+                                  output: String) -> Diagnostic {
         var explained = diagnostic
-        if hasPlist {
+        if diagnostic.code == .badExtension {
+            explained.path = output
+            return explained
+        }
+        if diagnostic.code == .outsideContents && structured {
+            explained.message = "\(request.source) holds Contents/, so it is the package root, where only ContentInfo.plist and Contents/ may be: move this into Contents/ or remove it"
+            return explained
+        }
+        guard diagnostic.code == .missingContentInfo, request.plist == nil else { return diagnostic }
+        if hasPlist && !structured {
             explained.words = "\(request.source) has a ContentInfo.plist but no Contents/ folder, so everything in it, the plist too, became Contents/: move the content into \(request.source)/Contents/, or pass \(hint: .plistFile(path: request.source + "/ContentInfo.plist"))"
         } else if request.productIdentifier != nil, request.contentVersion == nil, request.bump == nil {
             explained.words = "\(hint: .productIdentifierSetting) was given without \(hint: .contentVersionSetting): give both to make a ContentInfo.plist (or \(hint: .plistFile(path: nil)))"
         } else if request.contentVersion != nil || request.bump != nil, request.productIdentifier == nil {
             explained.words = "a version was given without \(hint: .productIdentifierSetting): give both \(hint: .productIdentifierSetting) and \(hint: .contentVersionSetting) to make a ContentInfo.plist (or \(hint: .plistFile(path: nil)))"
+        } else if structured {
+            explained.words = "\(request.source) has a Contents/ folder but no ContentInfo.plist beside it: add one there, or give \(hint: .productIdentifierSetting) and \(hint: .contentVersionSetting) to make one (or \(hint: .plistFile(path: nil)))"
         } else {
             explained.words = "\(request.source) has no ContentInfo.plist: add one there with a Contents/ folder beside it, give \(hint: .productIdentifierSetting) and \(hint: .contentVersionSetting), or pass \(hint: .plistFile(path: nil))"
         }

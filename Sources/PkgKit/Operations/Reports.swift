@@ -99,6 +99,12 @@ public struct DiffReport: Sendable, Codable {
     public var added: [String]
     public var removed: [String]
     public var changed: [String]
+    /// The bytes of the files added (their sizes in the new package).
+    public var addedBytes: Int64
+    /// The bytes of the files removed (their sizes in the old package).
+    public var removedBytes: Int64
+    /// The bytes of the files changed, as the new package has them: what an update brings anew.
+    public var changedBytes: Int64
     public var verdict: DiffVerdict
 
     /// Compares two checked packages by content (sha1 of every payload file, link targets).
@@ -125,20 +131,42 @@ public struct DiffReport: Sendable, Codable {
         } else {
             verdict = .versionNotBumped
         }
-        self.init(old: oldSide, new: newSide, added: added, removed: removed, changed: changed, verdict: verdict)
+        let oldSizes = Self.fileSizes(old.facts), newSizes = Self.fileSizes(new.facts)
+        self.init(old: oldSide, new: newSide, added: added, removed: removed, changed: changed,
+                  addedBytes: Self.total(added, newSizes), removedBytes: Self.total(removed, oldSizes),
+                  changedBytes: Self.total(changed, newSizes), verdict: verdict)
     }
 
-    private init(old: Side, new: Side, added: [String], removed: [String], changed: [String], verdict: DiffVerdict) {
+    private init(old: Side, new: Side, added: [String], removed: [String], changed: [String],
+                 addedBytes: Int64, removedBytes: Int64, changedBytes: Int64, verdict: DiffVerdict) {
         self.old = old
         self.new = new
         self.added = added
         self.removed = removed
         self.changed = changed
+        self.addedBytes = addedBytes
+        self.removedBytes = removedBytes
+        self.changedBytes = changedBytes
         self.verdict = verdict
     }
 
     /// The `invalid` report: one side (at least) could not be read whole or is invalid.
     public init(invalid old: Side, _ new: Side) {
-        self.init(old: old, new: new, added: [], removed: [], changed: [], verdict: .invalid)
+        self.init(old: old, new: new, added: [], removed: [], changed: [], addedBytes: 0, removedBytes: 0, changedBytes: 0,
+                  verdict: .invalid)
+    }
+
+    /// Each payload file's size, by its path below Contents/ (as `PayloadDigests` names it).
+    private static func fileSizes(_ facts: PackageFacts) -> [String: Int64] {
+        var sizes: [String: Int64] = [:]
+        for entry in facts.entries where entry.kind == .file {
+            if let relative = entry.path.contentsRelative { sizes[relative] = entry.size }
+        }
+        return sizes
+    }
+
+    /// The sum of `sizes` of `paths` (links count 0).
+    private static func total(_ paths: [String], _ sizes: [String: Int64]) -> Int64 {
+        paths.reduce(Int64(0)) { $0 + (sizes[$1] ?? 0) }
     }
 }

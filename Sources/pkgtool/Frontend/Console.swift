@@ -40,7 +40,8 @@ enum Console {
         let head = "\(diagnostic.severity.rawValue)[\(diagnostic.code.rawValue)]"
         var names: [String] = []
         if let file, diagnostic.path == nil || (several && diagnostic.path != file) { names.append(file) }
-        if let path = diagnostic.path { names.append(path) }
+        // The entry as it is in the archive, where the user can find it (inside a wrapping folder).
+        if let path = diagnostic.archivePath ?? diagnostic.path { names.append(path) }
         let message = diagnostic.message(in: wording)
         guard !names.isEmpty else { return "\(head): \(message)" }
         return "\(head) \(names.joined(separator: " ")): \(message)"

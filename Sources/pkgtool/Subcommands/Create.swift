@@ -6,17 +6,22 @@ extension Pkgtool {
     /// `pkgtool create`: a folder (and plist) into a reproducible package.
     struct Create: ReportingCommand {
         static let configuration = CommandConfiguration(
-            abstract: "Build a reproducible content package from a folder.",
+            abstract: "Build a reproducible content package from a folder or from another package.",
             discussion: """
-            SOURCE holding ContentInfo.plist and Contents/ is used as the package root; any other \
-            folder becomes Contents/. Every rule is checked first: on any error nothing is written. \
+            SOURCE holding a Contents/ folder is the package root, with its ContentInfo.plist or one \
+            made from --product-id and --content-version (or --plist); anything else at its root is \
+            outside-contents. Any other folder becomes Contents/. SOURCE may also be a package \
+            file: a .pkg, a zip (as Finder's Compress makes one, wrapping folder and all), a tar \
+            or a productbuild installer package; it is read in full, checked, and written anew as \
+            the canonical .pkg (xar), which devices can read in part. Every rule is checked \
+            first: on any error nothing is written. \
             The output appears atomically and an existing file is replaced only on success, never \
             the --previous package. Timestamps come from SOURCE_DATE_EPOCH (else 0).
             """)
 
         @ParentCommand var root: Pkgtool
 
-        @Argument(help: "The content folder.")
+        @Argument(help: "The content folder, or a package to rebuild (.pkg, .zip, .tar, installer package).")
         var source: String
 
         @Option(name: .shortAndLong, help: ArgumentHelp("The package to write, or a folder to write it into (default: ./<IAPProductIdentifier>-<ContentVersion>.pkg).", valueName: "OUT.pkg"))
@@ -43,7 +48,7 @@ extension Pkgtool {
         @Option(help: ArgumentHelp("Compression level: 1-3 fastest, about 5% larger; 6 (default) no larger than zlib's level 6, faster; 7-9 up to 4% smaller, several times slower.", valueName: "1-9"))
         var level: Int32?
 
-        @Option(help: "The container; zip is the form in which the store delivers content to devices.")
+        @Option(help: "The container: devices read the usual .pkg in part, but always download a zip whole.")
         var format: OutputFormat = .xar
 
         @Option(help: ArgumentHelp("Compression threads (default: all cores). The output is the same for every value.", valueName: "N"))
@@ -97,14 +102,14 @@ extension Pkgtool {
             """)
         }
 
-        /// What create's request gets wrong is for the command line a usage error: the source is
-        /// a file, `--bump` has nothing to start from, the output is the `--previous` package.
+        /// What create's request gets wrong is for the command line a usage error: `--bump` has
+        /// nothing to start from, the output is the `--previous` package or the source itself.
         func usageProblem(in error: any Error) -> String? {
             guard let failure = error as? CreateFailure else { return nil }
             let diagnostic = failure.diagnostic
             let message = diagnostic.message(in: Console.wording)
             switch failure {
-            case .sourceIsNotAFolder(let path), .outputIsPrevious(let path): return "\(path) \(message)"
+            case .outputIsSource(let path), .outputIsPrevious(let path): return "\(path) \(message)"
             case .nothingToBump, .bumpWithContentVersion: return message
             case .unreadableInput, .cannotWrite: return nil
             }

@@ -8,10 +8,10 @@ extension Pkgtool {
             abstract: "Compare two versions of a package by content.",
             discussion: """
             Reads both packages in full, checksums verified, and lists files added, removed and \
-            changed (by sha1 of their bytes) with a verdict: ok, version-not-bumped, \
+            changed (by sha1 of their bytes) after a verdict: ok, version-not-bumped, \
             content-unchanged or product-identifier-mismatch; invalid when either package is damaged \
-            or breaks a rule (its errors are printed). Exit 0 for ok, 1 otherwise, 2 when a path is \
-            missing or unreadable.
+            or breaks a rule (its errors are printed). A last line counts the files and bytes added, \
+            removed and changed. Exit 0 for ok, 1 otherwise, 2 when a path is missing or unreadable.
             """)
 
         @ParentCommand var root: Pkgtool
@@ -65,14 +65,24 @@ extension Pkgtool {
                 }
             }
             guard !output.quiet else { return }
+            // The verdict first: what a user (or a log) needs is not under hundreds of lines.
+            Console.out("verdict: \(report.verdict.rawValue)")
             if let oldID = report.old.productIdentifier, let oldVersion = report.old.contentVersion,
                let newID = report.new.productIdentifier, let newVersion = report.new.contentVersion {
                 Console.out("\(oldID) \(oldVersion) -> \(newID) \(newVersion)")
             }
+            guard report.verdict != .invalid else { return }
             for path in report.added { Console.out("+ \(path)") }
             for path in report.removed { Console.out("- \(path)") }
             for path in report.changed { Console.out("~ \(path)") }
-            Console.out("verdict: \(report.verdict.rawValue)")
+            Console.out(Self.summary(report))
+        }
+
+        /// `2 files added (10 bytes), 1 removed (4 bytes), 3 changed (200 bytes now)`.
+        static func summary(_ report: DiffReport) -> String {
+            "\(Console.count(report.added.count, "file")) added (\(Console.count(Int(report.addedBytes), "byte"))), "
+                + "\(report.removed.count) removed (\(Console.count(Int(report.removedBytes), "byte"))), "
+                + "\(report.changed.count) changed (\(Console.count(Int(report.changedBytes), "byte")) now)"
         }
 
         func report(for failure: Diagnostic) -> DiffReport {

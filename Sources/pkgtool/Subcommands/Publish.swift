@@ -70,7 +70,9 @@ extension Pkgtool {
         func printText(_ report: PublishReport, _ output: OutputOptions) {
             Console.print(report.diagnostics, file: destination, quiet: output.quiet)
             for package in report.packages {
-                Console.print(package.diagnostics, file: package.path, several: true, quiet: output.quiet)
+                Console.print(PackageAdvice.worded(package.diagnostics, package: package.path), file: package.path, several: true,
+                              quiet: output.quiet)
+                if !output.quiet, let warning = Self.wholeDownloadWarning(package) { Console.err(warning) }
                 if !output.quiet { Console.out(line(for: package)) }
             }
             guard !output.quiet else { return }
@@ -78,6 +80,16 @@ extension Pkgtool {
                 Console.out("removed \(removed.productIdentifier) \(removed.contentVersion) (--keep)")
             }
             Console.out(summary(report))
+        }
+
+        /// A published zip, tar or installer package has no table of contents a device can read
+        /// alone: every update downloads it whole. Said, with how to make a .pkg that is read in part.
+        static func wholeDownloadWarning(_ package: PublishedPackage) -> String? {
+            guard package.status == .published || package.status == .unchanged, let format = package.format,
+                  format == .zip || format == .tar || format == .flatPackage else { return nil }
+            let what = format == .flatPackage ? "an installer package" : "a \(format.rawValue) archive"
+            return "warning: \(package.path) is \(what), not a xar: devices will always download it whole, never only "
+                + "the files that changed; make a .pkg from it with \(PackageAdvice.createCommand(package.path)) and publish that"
         }
 
         private func line(for package: PublishedPackage) -> String {

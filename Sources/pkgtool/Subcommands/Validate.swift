@@ -9,7 +9,11 @@ extension Pkgtool {
             discussion: """
             Reads every file in full (checksums, executable detection, sizes). Prints \
             `error[code] path: message` per finding and a summary line per package. Every path is \
-            listed in the JSON report, a missing one too (unreadable-input, exit 2).
+            listed in the JSON report, a missing one too (unreadable-input, exit 2). For CI, \
+            --reporter github prints a GitHub Actions annotation per finding (::error or ::warning, \
+            file= the package, the entry in the message) then the summary lines, and --reporter \
+            junit one JUnit XML document (a testsuite per package, a testcase per rule, a failure \
+            per error, warnings as system-out); the exit status is the same with every reporter.
             """)
 
         @ParentCommand var root: Pkgtool
@@ -29,6 +33,9 @@ extension Pkgtool {
         @Flag(help: "Treat warnings as errors.")
         var strict = false
 
+        @Option(help: "How findings are printed: for people, as GitHub Actions workflow commands, or as one JUnit XML document, on stdout; not with --json.")
+        var reporter: ValidateReporter = .text
+
         @OptionGroup var limit: LimitOptions
         @OptionGroup var outputOptions: OutputOptions
 
@@ -42,6 +49,19 @@ extension Pkgtool {
         var subject: String { previous ?? paths.first ?? "" }
 
         func execute(_ output: OutputOptions, _ cancellation: Cancellation) throws -> ValidationReport {
+            if reporter != .text && output.json {
+                throw UsageError(message: "--reporter \(reporter.rawValue) prints its own format on stdout; give it or --json, not both")
+            }
+            do {
+                return try check(output, cancellation)
+            } catch {
+                // A CI reporter reports a run that failed first too: its document stays whole.
+                guard reporter != .text, let failure = CommandFailure.diagnosable(error) else { throw error }
+                return report(for: failure.diagnostic)
+            }
+        }
+
+        private func check(_ output: OutputOptions, _ cancellation: Cancellation) throws -> ValidationReport {
             var context = RuleContext(purpose: .validate, limits: limit.limits, expectedProductIdentifier: productIdentifier)
             if let previousVersion, let version = ContentVersion(previousVersion) {
                 context.previous = PreviousPackage(productIdentifier: nil, contentVersion: version)
@@ -54,7 +74,7 @@ extension Pkgtool {
                 }
                 context.previous = asPrevious
             }
-            let bar = ProgressBar(enabled: !output.json && !output.quiet)
+            let bar = ProgressBar(enabled: !output.json && !output.quiet && reporter == .text)
             var reports: [PackageReport] = []
             for path in paths {
                 let report: PackageReport
@@ -63,7 +83,7 @@ extension Pkgtool {
                     // own checksums are verified by reading, and hashing again would be wasted.
                     let check = try PackageCheck.run(path, context: context, digests: context.previous?.payloadDigests != nil,
                                                      cancellation: cancellation) { bar.update($0, of: $1) }
-                    report = PackageReport(check, strict: strict)
+                    report = PackageAdvice.worded(PackageReport(check, strict: strict))
                 } catch let error as any DiagnosableError {
                     // Listed all the same: a script reading `valid` must not pass over it.
                     report = PackageReport(unchecked: path, diagnostics: [error.diagnostic])
@@ -71,7 +91,7 @@ extension Pkgtool {
                 bar.finish()
                 reports.append(report)
                 // Said as each package is done: a long run shows its findings as it goes.
-                if !output.json {
+                if !output.json && reporter == .text {
                     Console.print(report.diagnostics, file: path, several: paths.count > 1, quiet: output.quiet)
                     if !output.quiet { Console.out(PackageSummary.line(report, strict: strict)) }
                 }
@@ -79,7 +99,9 @@ extension Pkgtool {
             return ValidationReport(packages: reports)
         }
 
-        func printText(_ report: ValidationReport, _ output: OutputOptions) {}
+        func printText(_ report: ValidationReport, _ output: OutputOptions) {
+            reporter.print(report, strict: strict, quiet: output.quiet)
+        }
 
         func report(for failure: Diagnostic) -> ValidationReport {
             ValidationReport(packages: paths.map { PackageReport(unchecked: $0, diagnostics: []) }, diagnostics: [failure])

@@ -35,6 +35,8 @@ public struct PublishedPackage: Sendable, Encodable {
     @Nullable public var productIdentifier: String? = nil
     /// Its ContentVersion, when readable.
     @Nullable public var contentVersion: String? = nil
+    /// Its container, when readable: only a xar can be read in part by a device.
+    @Nullable public var format: PackageFormat? = nil
     /// Its catalog `url` (relative to the catalog), when it is (or would be) published.
     @Nullable public var url: String? = nil
     /// Where it is in the published folder: `DIR/<id>/<version>.pkg`.

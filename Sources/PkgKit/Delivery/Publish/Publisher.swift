@@ -147,6 +147,7 @@ public struct Publisher: Sendable {
                 let info = check.facts.parsedContentInfo
                 item.productIdentifier = info?.productIdentifier
                 item.contentVersion = info?.contentVersion
+                item.format = check.facts.format
                 item.fileCount = check.facts.fileCount
                 item.payloadBytes = check.facts.payloadBytes
                 item.diagnostics = check.diagnostics

@@ -27,6 +27,10 @@ public struct Diagnostic: Codable, Sendable, Equatable, Hashable {
         get { words.text(.plain) }
         set { words = DiagnosticMessage(newValue) }
     }
+    /// The entry's path as it is in the archive, when that differs from `path`: in a package
+    /// wrapped in one folder, `path` is relative to the package root and this one starts with
+    /// the wrapper (`Desert Pack/.DS_Store`). Left out of JSON when nil.
+    public var archivePath: String?
 
     /// Makes a diagnostic with the code's default severity unless one is given.
     public init(_ code: DiagnosticCode, path: String?, _ message: String, severity: Severity? = nil) {
@@ -48,7 +52,7 @@ public struct Diagnostic: Codable, Sendable, Equatable, Hashable {
     }
 
     private enum CodingKeys: String, CodingKey {
-        case code, severity, path, message
+        case code, severity, path, message, archivePath
     }
 
     /// Reads a diagnostic; its message is plain text.
@@ -58,9 +62,10 @@ public struct Diagnostic: Codable, Sendable, Equatable, Hashable {
         severity = try container.decode(Severity.self, forKey: .severity)
         _path = try container.decodeIfPresent(Nullable<String>.self, forKey: .path) ?? Nullable(wrappedValue: nil)
         words = DiagnosticMessage(try container.decode(String.self, forKey: .message))
+        archivePath = try container.decodeIfPresent(String.self, forKey: .archivePath)
     }
 
-    /// Writes `{"code", "severity", "path", "message"}`, the message in the wording the
+    /// Writes `{"code", "severity", "path", "message"}` (and `archivePath` when there is one), the message in the wording the
     /// encoder's `userInfo` holds under `DiagnosticWording.userInfoKey` (else the plain one).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
@@ -69,6 +74,7 @@ public struct Diagnostic: Codable, Sendable, Equatable, Hashable {
         try container.encode(_path, forKey: .path)
         let wording = encoder.userInfo[DiagnosticWording.userInfoKey] as? DiagnosticWording ?? .plain
         try container.encode(message(in: wording), forKey: .message)
+        try container.encodeIfPresent(archivePath, forKey: .archivePath)
     }
 }
 

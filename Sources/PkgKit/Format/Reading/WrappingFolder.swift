@@ -1,3 +1,5 @@
+import Foundation
+
 /// One wrapping folder (SPEC section 1): when an archive's (or a Payload's) root holds exactly
 /// one folder and nothing else, and that folder holds `ContentInfo.plist`, that folder is the
 /// package root. A zip made by Finder or `zip -r` of a content folder, or an installer Payload
@@ -61,6 +63,32 @@ enum WrappingFolder {
             return (peeked, nil)
         }
         return (UnwrappingReader(peeked, folder: folder), String(decoding: folder, as: UTF8.self))
+    }
+
+    /// The name of the wrapping folder of the folder at `path`: its one entry (besides
+    /// `__MACOSX`) when that is a folder holding `ContentInfo.plist` as a file, as unzipping a
+    /// Finder zip leaves it; nil otherwise. Links are not followed.
+    public static func wrapper(ofFolder path: String) -> String? {
+        guard let names = try? FileManager.default.contentsOfDirectory(atPath: path) else { return nil }
+        let others = names.filter { Array($0.utf8) != appleDoubleFolder }
+        guard others.count == 1, let name = others.first, isCandidate(Array(name.utf8)) else { return nil }
+        var folder = stat(), plist = stat()
+        guard lstat(path + "/" + name, &folder) == 0, folder.st_mode & S_IFMT == S_IFDIR,
+              lstat(path + "/" + name + "/" + ContentInfo.fileName, &plist) == 0, plist.st_mode & S_IFMT == S_IFREG else { return nil }
+        return name
+    }
+
+    /// `diagnostics` of a package wrapped in `wrapper`, each entry's place in the archive added
+    /// (`archivePath`), so that a user can find it there. Finder's `__MACOSX` lies beside the
+    /// wrapper, not in it; failures to read or write a file name no entry.
+    public static func withArchivePaths(_ diagnostics: [Diagnostic], wrapper: String) -> [Diagnostic] {
+        diagnostics.map { diagnostic in
+            guard let path = diagnostic.path, diagnostic.code != .unreadableInput, diagnostic.code != .ioError,
+                  path != "__MACOSX", !path.hasPrefix("__MACOSX/") else { return diagnostic }
+            var placed = diagnostic
+            placed.archivePath = wrapper + "/" + path
+            return placed
+        }
     }
 
     /// True when a top-level name may be a wrapping folder's.
