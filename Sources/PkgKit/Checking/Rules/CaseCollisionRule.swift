@@ -1,7 +1,9 @@
 import Foundation
 
-/// `case-collision` (warning): two paths that a case-insensitive file system (a device's)
-/// would store as one, compared after Unicode NFC normalisation.
+/// `case-collision` (a warning here; `convert` refuses it): two paths that differ only in letter
+/// case, in Unicode normalization (`café` spelt with one code point or with `e` and a combining
+/// accent), or in both. A Mac's disk (and a device's) ignores the difference, so one of the two
+/// files would be lost there.
 public struct CaseCollisionRule: Rule {
     public init() {}
     public func check(_ package: PackageFacts, _ context: RuleContext) -> [Diagnostic] {
@@ -23,7 +25,7 @@ public struct CaseCollisionRule: Rule {
                 let firstPath = package.entries[match].path
                 if firstPath != entry.path {
                     findings.append(Diagnostic(.caseCollision, path: entry.path.description,
-                        "same name as '\(firstPath.description)' on a case-insensitive file system: rename one of them"))
+                                               Self.message(entry.path, clashingWith: firstPath)))
                 }
             } else {
                 others[hash, default: []].append(index)
@@ -32,8 +34,52 @@ public struct CaseCollisionRule: Rule {
         return findings
     }
 
-    /// The path as a case-insensitive file system compares it: NFC, then lowercased. ASCII paths,
-    /// nearly all of them, skip Foundation's normalisation, which is costly per call.
+    /// How two paths with one folded key differ.
+    enum Clash: Equatable {
+        /// Only in letter case: `Level.json` and `level.json`.
+        case letterCase
+        /// Only in Unicode normalization: `café` precomposed (NFC) and decomposed (NFD).
+        case normalization
+        /// In both.
+        case letterCaseAndNormalization
+    }
+
+    /// How `path` and `other`, equal once folded, differ.
+    static func clash(_ path: ArchivePath, _ other: ArchivePath) -> Clash {
+        // Scalar by scalar: Swift's `==` on strings already ignores normalization.
+        let a = path.string, b = other.string
+        if a.unicodeScalars.elementsEqual(b.unicodeScalars, by: Self.sameIgnoringCase) { return .letterCase }
+        let composedA = a.precomposedStringWithCanonicalMapping, composedB = b.precomposedStringWithCanonicalMapping
+        if composedA.unicodeScalars.elementsEqual(composedB.unicodeScalars) { return .normalization }
+        return .letterCaseAndNormalization
+    }
+
+    /// Scalars that are one letter in another case (or the same scalar): normalization aside.
+    private static func sameIgnoringCase(_ a: Unicode.Scalar, _ b: Unicode.Scalar) -> Bool {
+        a == b || a.properties.lowercaseMapping == b.properties.lowercaseMapping
+    }
+
+    /// The finding's message for `path`, which clashes with the earlier `other`.
+    static func message(_ path: ArchivePath, clashingWith other: ArchivePath) -> String {
+        let advice = "one file on a Mac's disk, which would keep only one of them: rename one of them"
+        switch clash(path, other) {
+        case .letterCase:
+            return "differs from '\(other.description)' only in letter case: \(advice)"
+        case .normalization:
+            return "is '\(other.description)' in another Unicode normalization (\(form(path)) here, \(form(other)) there): \(advice)"
+        case .letterCaseAndNormalization:
+            return "differs from '\(other.description)' only in letter case and Unicode normalization (\(form(path)) here, \(form(other)) there): \(advice)"
+        }
+    }
+
+    /// `NFC` when `path` is precomposed, else `NFD` (the decomposed form a Mac's HFS+ wrote).
+    private static func form(_ path: ArchivePath) -> String {
+        let text = path.string
+        return text.unicodeScalars.elementsEqual(text.precomposedStringWithCanonicalMapping.unicodeScalars) ? "NFC" : "NFD"
+    }
+
+    /// The path as a Mac's disk compares it: NFC, then lowercased. ASCII paths, nearly all of
+    /// them, skip Foundation's normalisation, which is costly per call.
     static func foldedKey(_ path: ArchivePath) -> String {
         if path.bytes.allSatisfy({ $0 < 0x80 }) {
             return String(decoding: path.bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
