@@ -32,7 +32,7 @@ extension Pkgtool {
         @Option(name: .customLong("download-policy"), help: ArgumentHelp("When devices download the packs.", valueName: "POLICY"))
         var downloadPolicy: AssetPackDownloadPolicy = .onDemand
 
-        @Option(name: .customLong("platform"), help: ArgumentHelp("A platform the packs are for: iOS, macOS, tvOS or visionOS, spelt so; repeat for several (default: iOS).", valueName: "PLATFORM"))
+        @Option(name: .customLong("platform"), help: ArgumentHelp("A platform the packs are for, spelt exactly as listed; repeat for several (default: iOS).", valueName: "PLATFORM"))
         var platforms: [AssetPackPlatform] = []
 
         @OptionGroup var limit: LimitOptions
