@@ -280,10 +280,10 @@ struct ConversionPlan {
             let names = clashing.map { "\($0.info.productIdentifier) (\($0.path))" }.joined(separator: " and ")
             let spellings = Set(clashing.map(\.packID)).sorted()
             let clash = spellings.count == 1
-                ? "would share the asset pack ID \(winner.packID)"
+                ? "would share the asset pack ID \(winner.packID) (a pack ID keeps only letters, digits and inner hyphens)"
                 : "would have the asset pack IDs \(spellings.joined(separator: " and ")), one folder on a Mac's disk, which ignores case"
             diagnostics.append(Diagnostic(.assetPackIDCollision, path: nil,
-                "\(names) \(clash): a pack ID keeps only letters, digits and inner hyphens (ITMS-91133); convert them into separate folders, or rename a product"))
+                "\(names) \(clash): convert them into separate folders, or rename a product"))
             canWrite = false
         }
     }
