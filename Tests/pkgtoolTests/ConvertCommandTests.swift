@@ -288,6 +288,20 @@ import Glibc
         #expect(validate.stderr.contains("warning[case-collision]") && validate.stderr.contains(kind), "\(validate.stderr)")
     }
 
+    /// Folders a zip implies without listing them (`zip -D`) are paths too: `Art/a.txt` and
+    /// `art/b.txt` would land in one folder on a Mac.
+    @Test func impliedFoldersAMacWouldMergeAreRefused() throws {
+        let s = try Scratch()
+        let source = try s.content("src", id: "com.example.book", version: "1.0", files: ["Art/a.txt": "a\n", "art/b.txt": "b\n"])
+        let zip = s.path("book.pkg")
+        let zipped = try CommandRunner.run("/bin/sh", ["-c", "cd \"$1\" && zip -qrD \"$2\" ContentInfo.plist Contents", "sh", source, zip])
+        try #require(zipped.status == 0, "\(zipped.stderr)")
+        let result = try convert([zip], out: s.path("out"))
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("error[case-collision] Contents/art: differs from 'Contents/Art' only in letter case"), "\(result.stderr)")
+        #expect(!exists(s.path("out")))
+    }
+
     /// "convert reports every diagnostic validate would report for the same package, not a
     /// subset": errors only a full read finds (code) and those a first look finds (names) alike.
     @Test(arguments: ["folder", "xar"])

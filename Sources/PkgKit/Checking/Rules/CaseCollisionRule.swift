@@ -10,28 +10,51 @@ public struct CaseCollisionRule: Rule {
         // Keyed by the folded key's hash, holding the first entry's index: a table of 100,000
         // folded strings would cost more memory than the facts themselves. Equal hashes are
         // confirmed by comparing the keys; different keys with one hash (rare) go to `others`.
+        let paths = package.entries.map(\.path) + Self.impliedFolders(package.entries)
         var firstByHash: [Int: Int] = [:]
         var others: [Int: [Int]] = [:]
         var findings: [Diagnostic] = []
-        for (index, entry) in package.entries.enumerated() {
-            let key = Self.foldedKey(entry.path)
+        for (index, path) in paths.enumerated() {
+            let key = Self.foldedKey(path)
             let hash = key.hashValue
             guard let first = firstByHash[hash] else {
                 firstByHash[hash] = index
                 continue
             }
             let candidates = [first] + others[hash, default: []]
-            if let match = candidates.first(where: { Self.foldedKey(package.entries[$0].path) == key }) {
-                let firstPath = package.entries[match].path
-                if firstPath != entry.path {
-                    findings.append(Diagnostic(.caseCollision, path: entry.path.description,
-                                               Self.message(entry.path, clashingWith: firstPath)))
+            if let match = candidates.first(where: { Self.foldedKey(paths[$0]) == key }) {
+                let firstPath = paths[match]
+                if firstPath != path {
+                    findings.append(Diagnostic(.caseCollision, path: path.description, Self.message(path, clashingWith: firstPath)))
                 }
             } else {
                 others[hash, default: []].append(index)
             }
         }
         return findings
+    }
+
+    /// The folders that entries lie in without being entries themselves (a zip made with
+    /// `zip -D`, many tars), sorted: `Art/a.txt` and `art/b.txt` are two folders that a Mac's
+    /// disk takes for one, though neither is listed.
+    static func impliedFolders(_ entries: [EntryFacts]) -> [ArchivePath] {
+        var walked = Set<[UInt8]>()
+        // Entries come folder by folder: most share the one before's folder, walked already.
+        var lastFolder: ArraySlice<UInt8> = []
+        for entry in entries {
+            let bytes = entry.path.bytes
+            guard let slash = bytes.lastIndex(of: UInt8(ascii: "/")), slash > 0 else { continue }
+            if bytes[..<slash] == lastFolder { continue }
+            lastFolder = bytes[..<slash]
+            var path = bytes[...]
+            // A folder met before had its parents walked then.
+            while let slash = path.lastIndex(of: UInt8(ascii: "/")), slash > path.startIndex,
+                  walked.insert(Array(path[..<slash])).inserted {
+                path = path[..<slash]
+            }
+        }
+        for entry in entries where entry.kind == .directory { walked.remove(entry.path.bytes) }
+        return walked.sorted { $0.lexicographicallyPrecedes($1) }.map { ArchivePath(raw: $0) }
     }
 
     /// How two paths with one folded key differ.
