@@ -1,5 +1,5 @@
 import Foundation
-import PkgKit
+@testable import PkgKit
 import Testing
 import TestSupport
 
@@ -44,6 +44,26 @@ import TestSupport
         #expect(NearestName.suggestion(for: "dif", among: ["create", "diff"]) == "diff")
         #expect(NearestName.suggestion(for: "frobnicate", among: ["create", "validate", "extract", "inspect", "diff"]) == nil)
         #expect(NearestName.suggestion(for: "x", among: ["diff"]) == nil)
+    }
+
+    /// Ranked names: nearest first however far, equally near ones in the order given, at most
+    /// `limit`; the early stop of a far distance never changes the order.
+    @Test func rankedNamesAreNearestFirst() {
+        let names = ["org.zzz.other", "com.acme.maps", "com.acme.map", "com.acme.nap", "com.acme.mop", "net.far.away"]
+        // maps and map are both one edit away: in the order given.
+        #expect(NearestName.ranked(for: "com.acme.mapp", among: names, limit: 3) == ["com.acme.maps", "com.acme.map", "com.acme.nap"])
+        #expect(NearestName.ranked(for: "COM.ACME.MAP", among: names, limit: 10)
+            == ["com.acme.map", "com.acme.maps", "com.acme.nap", "com.acme.mop", "net.far.away", "org.zzz.other"])
+        #expect(NearestName.ranked(for: "x", among: names, limit: 0).isEmpty)
+        #expect(NearestName.ranked(for: "x", among: [], limit: 10).isEmpty)
+        // The bounded distance agrees with the full one wherever it is within the bound.
+        for (a, b) in [("kitten", "sitting"), ("create", "craete"), ("abc", "xyzabc"), ("", "abc"), ("same", "same")] {
+            let full = NearestName.editDistance(Array(a), Array(b))
+            for bound in 0...8 {
+                let bounded = NearestName.editDistance(Array(a), Array(b), atMost: bound)
+                #expect(full <= bound ? bounded == full : bounded > bound, "\(a) \(b) bound \(bound): \(bounded) vs \(full)")
+            }
+        }
     }
 
     /// A folder whose name is over 255 bytes: one finding for the folder, not one per entry in it.

@@ -6,10 +6,16 @@ import TestSupport
 
 /// The converter as a library: manifest bytes, pack IDs, and an interrupted conversion.
 @Suite struct AssetPackConverterTests {
+    /// Letters, digits and inner hyphens only (ITMS-91133): every other character a `-`, runs
+    /// of them one, none at either end.
     @Test func packIDs() {
         #expect(AssetPackID.make(fromProductIdentifier: "com.example.book.chapter1") == "com-example-book-chapter1")
-        #expect(AssetPackID.make(fromProductIdentifier: "com.example.my_book__2") == "com-example-my-book--2")
+        #expect(AssetPackID.make(fromProductIdentifier: "com.example.my_book__2") == "com-example-my-book-2")
+        #expect(AssetPackID.make(fromProductIdentifier: "_internal._pack_.") == "internal-pack")
         #expect(AssetPackID.make(fromProductIdentifier: "Plain") == "Plain")
+        #expect(AssetPackID.make(fromProductIdentifier: "A1.b2_C3") == "A1-b2-C3")
+        #expect(AssetPackID.make(fromProductIdentifier: "_._") == "")
+        #expect(AssetPackID.make(fromProductIdentifier: "caf\u{E9}.x") == "caf-x", "letters outside ASCII are not letters to App Store Connect")
     }
 
     /// The exact bytes: keys in §8's order, two-space indentation, a final newline.
@@ -50,9 +56,9 @@ import TestSupport
     }
 
     @Test func platformNamesAndOrder() {
-        #expect(AssetPackPlatform(name: "IOS") == .iOS)
-        #expect(AssetPackPlatform(name: "visionos") == .visionOS)
-        #expect(AssetPackPlatform(name: "watchOS") == nil)
+        #expect(AssetPackPlatform(rawValue: "iOS") == .iOS)
+        #expect(AssetPackPlatform(rawValue: "ios") == nil, "spelt exactly as Apple spells it")
+        #expect(AssetPackPlatform(rawValue: "watchOS") == nil)
         #expect(AssetPackPlatform.canonical([.visionOS, .iOS, .visionOS]) == [.iOS, .visionOS])
         #expect(ConvertOptions(platforms: []).manifestPlatforms == [.iOS])
     }
@@ -76,6 +82,21 @@ import TestSupport
         }
         #expect(progressCalls.load(ordering: .relaxed) >= 1)
         #expect(snapshot(s.path("out")) == before)
+    }
+
+    /// Convert refuses what validate only warns of: two names a Mac's disk would merge.
+    @Test func caseCollisionIsAnErrorForConvert() throws {
+        let s = try Scratch()
+        let source = try s.content("src", id: "com.example.book", version: "1.0", files: ["Level.json": "1", "level.json": "2"])
+        let report = try AssetPackConverter(output: s.path("out")).convert([source])
+        #expect(report.status == .refused)
+        let collision = report.packages.first?.diagnostics.first { $0.code == .caseCollision }
+        #expect(collision?.severity == .error)
+        #expect(report.packages.first?.valid == false)
+        #expect(!FileManager.default.fileExists(atPath: s.path("out")))
+        let validated = try PackageCheck.run(source, context: RuleContext(purpose: .validate))
+        #expect(validated.diagnostics.first { $0.code == .caseCollision }?.severity == .warning)
+        #expect(validated.isValid())
     }
 
     /// The report's table lines up its columns.

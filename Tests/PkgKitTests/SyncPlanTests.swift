@@ -94,6 +94,19 @@ import Testing
         #expect(SyncPlan.make(Self.situation(nil, installed: "1.0", requested: false)) == .notListed(installed: "1.0"))
     }
 
+    /// The refusal names up to ten of the catalog's products, nearest first, and how many more.
+    @Test func anUnknownProductIsRefusedNamingTheNearestListedOnes() {
+        var situation = Self.situation(nil)
+        situation.catalogProducts = (0..<12).map { "com.y\($0)" } + ["com.xx"]
+        guard case .refused(let diagnostic) = SyncPlan.make(situation) else { Issue.record("not refused"); return }
+        #expect(diagnostic.code == .unknownProduct)
+        #expect(diagnostic.message == "the catalog lists no product com.x; it lists com.xx, "
+            + (0..<9).map { "com.y\($0)" }.joined(separator: ", ") + " and 3 more: check the identifier, or publish it first")
+        situation.catalogProducts = []
+        guard case .refused(let empty) = SyncPlan.make(situation) else { Issue.record("not refused"); return }
+        #expect(empty.message.hasPrefix("the catalog lists no product com.x, nor any other"))
+    }
+
     @Test func anUnusableURLIsAnInvalidCatalog() {
         var entry = Self.entry("1.1")
         entry.url = "ftp://elsewhere/1.1.pkg"

@@ -79,20 +79,38 @@ import Glibc
         #expect(s.list("out").filter { $0.hasPrefix(".") }.isEmpty, "\(s.list("out"))")
     }
 
-    /// "Asset pack ID: the product identifier with every `.` and `_` replaced by `-`."
-    @Test func packIDReplacesDotsAndUnderscores() throws {
+    /// "Asset pack ID: the product identifier with every character outside A-Z a-z 0-9 replaced
+    /// by `-`, runs of `-` made one, and `-` trimmed from both ends" (ITMS-91133).
+    @Test(arguments: [("com.example.my_book.Chapter_1", "com-example-my-book-Chapter-1"),
+                      ("com.example.book__2", "com-example-book-2"),
+                      ("_internal._pack_", "internal-pack")])
+    func packIDKeepsLettersDigitsAndInnerHyphens(product: String, packID: String) throws {
         let s = try Scratch()
-        let pkg = try s.package("p", id: "com.example.my_book.Chapter_1", version: "1.0", text: ["a.txt": "a\n"])
+        let pkg = try s.package("p", id: product, version: "1.0", text: ["a.txt": "a\n"])
         let result = try convert([pkg], out: s.path("out"), ["--json"])
         #expect(result.status == 0, "\(result.stderr)")
         let pack = (result.json["packs"] as? [[String: Any]])?.first
-        #expect(pack?["assetPackID"] as? String == "com-example-my-book-Chapter-1")
-        #expect(s.list("out") == ["README.txt", "com-example-my-book-Chapter-1", "com-example-my-book-Chapter-1.json"])
+        #expect(pack?["assetPackID"] as? String == packID)
+        #expect(s.list("out") == ["README.txt", packID, packID + ".json"])
+        #expect(parsed(s.path("out/\(packID).json")) == expectedManifest(packID))
+        let text = try convert([pkg], out: s.path("text"))
+        #expect(text.stdout.contains("\nxcrun ba-package \(packID).json -o \(packID).aar\n"), "\(text.stdout)")
+    }
+
+    /// A product identifier with no letter or digit has no pack ID to give: refused, naming it.
+    @Test func productWithoutLettersOrDigitsIsRefused() throws {
+        let s = try Scratch()
+        let pkg = try s.package("p", id: "_._", version: "1.0", text: ["a.txt": "a\n"])
+        let result = try convert([pkg], out: s.path("out"))
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("error[invalid-product-identifier]") && result.stderr.contains("_._ (\(pkg)) has no letter or digit"),
+                "\(result.stderr)")
+        #expect(!exists(s.path("out")))
     }
 
     /// "Two packages whose IDs collide are refused." Also when they differ only in case: one
     /// folder on a Mac's disk, where ba-package runs.
-    @Test(arguments: [("com.a_b", "com.a.b"), ("com.Example.book", "com.example.book")])
+    @Test(arguments: [("com.a_b", "com.a.b"), ("com.Example.book", "com.example.book"), ("com.a", "com._a"), ("a.b_", "a.b")])
     func collidingPackIDsAreRefused(first: String, second: String) throws {
         let s = try Scratch()
         let a = try s.package("a", id: first, version: "1.0", text: ["a.txt": "a\n"])
@@ -170,14 +188,21 @@ import Glibc
         #expect(try s.read("one/README.txt") == s.read("two/README.txt"))
     }
 
-    /// `--platform` repeats; iOS when none is given; names are read without regard to case.
+    /// `--platform` repeats; iOS when none is given; exactly `iOS`, `macOS`, `tvOS` and
+    /// `visionOS` are accepted: anything else is usage (64) listing them, and nothing is written.
     @Test func platforms() throws {
         let s = try Scratch()
         let pkg = try s.package("p", id: "com.example.book", version: "1.0", text: ["a.txt": "a\n"])
-        #expect(try convert([pkg], out: s.path("a"), ["--platform", "visionOS", "--platform", "ios", "--platform", "iOS"]).status == 0)
+        #expect(try convert([pkg], out: s.path("a"), ["--platform", "visionOS", "--platform", "iOS", "--platform", "iOS"]).status == 0)
         #expect(parsed(s.path("a/com-example-book.json")) == expectedManifest("com-example-book", platforms: ["iOS", "visionOS"]))
         #expect(try convert([pkg], out: s.path("b"), ["--platform", "macOS", "--platform", "tvOS"]).status == 0)
         #expect(parsed(s.path("b/com-example-book.json")) == expectedManifest("com-example-book", platforms: ["macOS", "tvOS"]))
+        for wrong in ["ios", "IOS", "macos", "watchOS", "iPadOS"] {
+            let result = try convert([pkg], out: s.path("c"), ["--platform", wrong])
+            #expect(result.status == 64, "\(wrong): \(result.status) \(result.stderr)")
+            #expect(["iOS", "macOS", "tvOS", "visionOS"].allSatisfy { result.stderr.contains("'\($0)'") }, "\(result.stderr)")
+        }
+        #expect(!exists(s.path("c")))
     }
 
     /// "Paths in a manifest are relative to DIR, where ba-package is run": the directory selector
@@ -231,6 +256,88 @@ import Glibc
         #expect(packs[0]["directory"] as? String == s.path("out/com-example-book"))
         #expect(result.json["status"] as? String == "converted")
         #expect(!result.stdout.contains("xcrun"), "text output mixed into the JSON document")
+    }
+
+    /// "Within one pack, two paths equal when compared ignoring case or after Unicode NFC
+    /// normalization are refused (error case-collision, exit 1)": a Mac's disk, where
+    /// ba-package runs, would keep one file of the two. The message says which kind of clash;
+    /// validate still only warns.
+    @Test(arguments: [("Level.json", "level.json", "only in letter case"),
+                      ("caf\u{E9}.txt", "cafe\u{301}.txt", "in another Unicode normalization"),
+                      ("Caf\u{E9}.txt", "cafe\u{301}.txt", "only in letter case and Unicode normalization")])
+    func namesAMacWouldMergeAreRefused(first: String, second: String, kind: String) throws {
+        let s = try Scratch()
+        // Written one by one: Swift's strings (a dictionary's keys) are equal in either normalization.
+        let source = try s.content("src", id: "com.example.book", version: "1.0", files: [first: "one\n"])
+        try s.write("src/Contents/" + second, "two\n")
+        #expect(s.list("src/Contents").count == 2, "the file system merged the names")
+        let result = try convert([source], out: s.path("out"), ["--json"])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let diagnostics = (result.json["packages"] as? [[String: Any]])?.first?["diagnostics"] as? [[String: Any]] ?? []
+        let collision = diagnostics.first { $0["code"] as? String == "case-collision" }
+        #expect(collision?["severity"] as? String == "error", "\(result.stdout)")
+        #expect((collision?["message"] as? String)?.contains(kind) == true, "\(result.stdout)")
+        #expect((collision?["message"] as? String)?.contains("case-insensitive file system") == false)
+        #expect(!exists(s.path("out")))
+
+        let text = try convert([source], out: s.path("out"))
+        #expect(text.status == 1)
+        #expect(text.stderr.contains("error[case-collision]") && text.stderr.contains(kind), "\(text.stderr)")
+        let validate = try CommandRunner.pkgtool(["validate", source])
+        #expect(validate.status == 0, "\(validate.stderr)")
+        #expect(validate.stderr.contains("warning[case-collision]") && validate.stderr.contains(kind), "\(validate.stderr)")
+    }
+
+    /// Folders a zip implies without listing them (`zip -D`) are paths too: `Art/a.txt` and
+    /// `art/b.txt` would land in one folder on a Mac.
+    @Test func impliedFoldersAMacWouldMergeAreRefused() throws {
+        let s = try Scratch()
+        let source = try s.content("src", id: "com.example.book", version: "1.0", files: ["Art/a.txt": "a\n", "art/b.txt": "b\n"])
+        let zip = s.path("book.pkg")
+        let zipped = try CommandRunner.run("/bin/sh", ["-c", "cd \"$1\" && zip -qrD \"$2\" ContentInfo.plist Contents", "sh", source, zip])
+        try #require(zipped.status == 0, "\(zipped.stderr)")
+        let result = try convert([zip], out: s.path("out"))
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("error[case-collision] Contents/art: differs from 'Contents/Art' only in letter case"), "\(result.stderr)")
+        #expect(!exists(s.path("out")))
+    }
+
+    /// "convert reports every diagnostic validate would report for the same package, not a
+    /// subset": errors only a full read finds (code) and those a first look finds (names) alike.
+    @Test(arguments: ["folder", "xar"])
+    func reportsEveryDiagnosticValidateReports(format: String) throws {
+        let s = try Scratch()
+        let elf: [UInt8] = [0x7F, 0x45, 0x4C, 0x46, 2, 1, 1, 0] + [UInt8](repeating: 0, count: 64)
+        let source = try s.content("src", id: "com.example.book", version: "1.0", files: ["a.txt": "a\n"])
+        try s.write("src/Contents/tool", elf)
+        try s.write("src/Contents/lib/other", [0xCF, 0xFA, 0xED, 0xFE] + [UInt8](repeating: 0, count: 64))
+        try s.write("src/Contents/run.sh", "#!/bin/sh\necho hi\n")
+        try s.write("src/Contents/Read.txt", "r\n")
+        try s.write("src/Contents/read.txt", "r\n")
+        try s.write("src/Contents/.DS_Store", "junk")
+        try s.write("src/Contents/x.bin", "plain", mode: 0o755)
+        let input: String
+        if format == "folder" {
+            input = source
+        } else {
+            input = try XarCrafter([XarCrafter.contentInfo(), .file("Contents/a.txt", "a\n"),
+                                    XarCrafter.File(path: "Contents/tool", data: elf), .file("Contents/run.sh", "#!/bin/sh\n"),
+                                    .file("Contents/Read.txt", "r"), .file("Contents/read.txt", "r"),
+                                    .file("Contents/._a.txt", "junk"), .file("Contents/x.bin", "plain", mode: "0755")])
+                .write(to: s.path("book.pkg"))
+        }
+        let validate = try CommandRunner.pkgtool(["validate", input, "--json"])
+        let expected = ((validate.json["packages"] as? [[String: Any]])?.first?["diagnostics"] as? [[String: Any]] ?? [])
+            .map { "\($0["code"] ?? "") \($0["path"] ?? "")" }
+        #expect(expected.count >= 5, "\(validate.stdout)")
+        let result = try convert([input], out: s.path("out"), ["--json"])
+        #expect(result.status == 1)
+        let reported = ((result.json["packages"] as? [[String: Any]])?.first?["diagnostics"] as? [[String: Any]] ?? [])
+            .map { "\($0["code"] ?? "") \($0["path"] ?? "")" }
+        #expect(reported == expected, "validate:\n\(validate.stdout)\nconvert:\n\(result.stdout)")
+        let text = try convert([input], out: s.path("out"))
+        let lines = text.stderr.split(separator: "\n").filter { $0.hasPrefix("error[") || $0.hasPrefix("warning[") }
+        #expect(lines.count == expected.count, "\(text.stderr)")
     }
 
     // MARK: - Exit codes (SPEC section 4)
@@ -294,16 +401,6 @@ import Glibc
         let quiet = try convert([source], out: s.path("out2"), ["--quiet"])
         #expect(quiet.status == 0)
         #expect(quiet.stdout.isEmpty && quiet.stderr.isEmpty, "\(quiet.stdout)\(quiet.stderr)")
-    }
-
-    /// A product identifier starting with `_` gives a pack ID starting with `-`: the printed
-    /// command keeps it from reading as an option.
-    @Test func packIDStartingWithADash() throws {
-        let s = try Scratch()
-        let pkg = try s.package("p", id: "_internal.pack", version: "1.0", text: ["a.txt": "a\n"])
-        let result = try convert([pkg], out: s.path("out"))
-        #expect(result.status == 0, "\(result.stderr)")
-        #expect(result.stdout.contains("\nxcrun ba-package ./-internal-pack.json -o ./-internal-pack.aar\n"), "\(result.stdout)")
     }
 
     /// README.txt lists every pack in the folder: those of this run and those converted earlier.

@@ -339,6 +339,45 @@ import TestSupport
         #expect(differences(productFolder + "/1.1", expected: snapshot(v11.contents)).isEmpty)
     }
 
+    /// What `--keep` removed is said, as `extract --keep` says it: `; removed 1.0` on the
+    /// product's line, and `removedVersions` in JSON, for a product installed or unchanged.
+    @Test func keepSaysWhichVersionsItRemoved() async throws {
+        for package in [v10.pkg, v11.pkg] {
+            #expect(try await CommandRunner.pkgtool(["extract", package, "--documents", scratch.documents]).status == 0)
+        }
+        try await publish(v11.pkg)
+        let unchanged = try await CommandRunner.pkgtool(["sync", published, "--documents", scratch.documents, "--keep", "1"])
+        #expect(unchanged.status == 0, "\(unchanged.stdout)\(unchanged.stderr)")
+        #expect(unchanged.stdout == "unchanged \(Self.id) 1.1; removed 1.0\n", "\(unchanged.stdout)")
+
+        // Installed over 1.0 with --keep 1: 1.0 goes, and the line says so.
+        let fresh = scratch.path("fresh")
+        #expect(try await CommandRunner.pkgtool(["extract", v10.pkg, "--documents", fresh]).status == 0)
+        let installed = try await CommandRunner.pkgtool(["sync", published, "--documents", fresh, "--keep", "1", "--no-delta"])
+        #expect(installed.status == 0, "\(installed.stdout)\(installed.stderr)")
+        #expect(installed.stdout.hasPrefix("installed \(Self.id) 1.1 (was 1.0, "), "\(installed.stdout)")
+        #expect(installed.stdout.hasSuffix("; removed 1.0\n"), "\(installed.stdout)")
+        #expect(try Installer(documents: fresh).listVersions(productIdentifier: Self.id) == ["1.1"])
+        let json = try await sync(published, "--keep", "1", documents: fresh)
+        #expect(product(json)["removedVersions"] as? [String] == [], "nothing left to remove: \(json.stdout)")
+    }
+
+    /// A product the catalog does not list is refused with the products it does list, the
+    /// nearest spelling first, so that a typo shows its correction.
+    @Test func anUnknownProductNamesTheCatalogsProducts() async throws {
+        let near = try scratch.package("near", id: "com.example.syncs", version: "1.0", files: ["a.txt": Data("n".utf8)])
+        let far = try scratch.package("far", id: "org.other.thing", version: "1.0", files: ["a.txt": Data("f".utf8)])
+        try await publish(v10.pkg, near.pkg, far.pkg)
+        let result = try await CommandRunner.pkgtool(["sync", published, "--documents", scratch.documents, "--product", "com.example.synk"])
+        #expect(result.status == 1)
+        #expect(result.stderr.contains(
+            "error[unknown-product] \(published): the catalog lists no product com.example.synk; it lists com.example.sync, com.example.syncs, org.other.thing: check the identifier, or publish it first"),
+            "\(result.stderr)")
+        let json = try await sync(published, "--product", "com.example.synk")
+        let message = (product(json)["diagnostics"] as? [[String: Any]])?.first?["message"] as? String
+        #expect(message?.contains("it lists com.example.sync, com.example.syncs, org.other.thing") == true, "\(json.stdout)")
+    }
+
     /// Starts `pkgtool sync` of the product in the background, its output kept in `log`.
     func startSync(_ server: FaultHTTPServer, log: String) throws -> Process {
         let process = Process()

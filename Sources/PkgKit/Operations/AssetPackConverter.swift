@@ -7,9 +7,12 @@ import Foundation
 /// Contents/ tree, byte for byte) and `OUT/<packID>.json` (the ba-package manifest), and
 /// `OUT/README.txt` with the commands left to run and the product → pack ID table.
 ///
-/// - Every package is checked against every rule first; if any is invalid, unreadable, or
-///   cannot be converted beside the others (two products whose pack IDs collide, one version
-///   given twice with different contents), nothing in `OUT` changes.
+/// - Every package is checked against every rule first, and reported as `validate` reports it;
+///   if any is invalid, unreadable, or cannot be converted beside the others (two products whose
+///   pack IDs collide, also in letter case, one version given twice with different contents),
+///   nothing in `OUT` changes. Two files of one package whose names differ only in letter case
+///   or Unicode normalization are an error here (a warning in `validate`): ba-package runs on a
+///   Mac, whose disk would keep only one of them.
 /// - One pack per product: of several versions given, the latest is converted and the others
 ///   are listed as superseded. Equal versions (`1.0` and `1.0.0`) with the same files are one
 ///   version: the first given is converted.
@@ -46,7 +49,7 @@ public struct AssetPackConverter: Sendable {
         for path in packages {
             try options.cancellation?.check()
             do {
-                let check = try PackageCheck.run(path, context: context, depth: .headers, digests: false)
+                let check = Self.judged(try PackageCheck.run(path, context: context, depth: .headers, digests: false))
                 looks.append(FirstLook(path: path, info: check.isValid() ? check.contentInfo : nil))
             } catch let ReadError.io(_, message) {
                 looks.append(FirstLook(path: path, unreadable: message))
@@ -81,14 +84,14 @@ public struct AssetPackConverter: Sendable {
                 let digests = plan.needsDigests.contains(index)
                 let check: PackageCheck
                 if let staging, let packID = plan.packID(ofWinner: index) {
-                    check = try staging.stage(look.path, as: packID, context: context, digests: digests, options: options)
+                    check = Self.judged(try staging.stage(look.path, as: packID, context: context, digests: digests, options: options))
                     if check.isValid(), check.contentInfo != look.info {
                         diagnostics.append(Diagnostic(.unreadableArchive, path: nil,
                             "\(look.path): the package changed while it was being converted: nothing was converted; run convert again"))
                     }
                 } else {
-                    check = try PackageCheck.run(look.path, context: context, digests: digests,
-                                                 cancellation: options.cancellation, progress: options.progress)
+                    check = Self.judged(try PackageCheck.run(look.path, context: context, digests: digests,
+                                                             cancellation: options.cancellation, progress: options.progress))
                 }
                 checks[index] = check
                 reports.append(PackageReport(check, strict: false))
@@ -129,6 +132,18 @@ public struct AssetPackConverter: Sendable {
             staging?.discard()
             throw error
         }
+    }
+
+    /// `check` as convert judges it: what validate only warns of, two files a Mac's disk would
+    /// merge, is an error here, since ba-package runs on a Mac and would pack one of them.
+    static func judged(_ check: PackageCheck) -> PackageCheck {
+        var judged = check
+        judged.diagnostics = check.diagnostics.map { diagnostic in
+            guard diagnostic.code == .caseCollision else { return diagnostic }
+            return Diagnostic(.caseCollision, path: diagnostic.path,
+                              diagnostic.message + " (convert refuses this: ba-package runs on a Mac)", severity: .error)
+        }
+        return judged
     }
 
     /// The report of a path that could not be read at all.
@@ -250,17 +265,25 @@ struct ConversionPlan {
                 }
             }
         }
+        for winner in winners where winner.packID.isEmpty {
+            diagnostics.append(Diagnostic(.invalidProductIdentifier, path: nil,
+                "\(winner.info.productIdentifier) (\(winner.path)) has no letter or digit to make an asset pack ID of: App Store Connect accepts only letters, digits and inner hyphens; rename the product"))
+            canWrite = false
+        }
         var byKey: [String: [Winner]] = [:]
-        for winner in winners { byKey[AssetPackID.collisionKey(winner.packID), default: []].append(winner) }
-        for winner in winners {
+        for winner in winners where !winner.packID.isEmpty {
+            byKey[AssetPackID.collisionKey(winner.packID), default: []].append(winner)
+        }
+        for winner in winners where !winner.packID.isEmpty {
             let clashing = byKey[AssetPackID.collisionKey(winner.packID)]!
             guard clashing.count > 1, clashing[0].index == winner.index else { continue }
             let names = clashing.map { "\($0.info.productIdentifier) (\($0.path))" }.joined(separator: " and ")
-            let sameCase = Set(clashing.map(\.packID)).count == 1
+            let spellings = Set(clashing.map(\.packID)).sorted()
+            let clash = spellings.count == 1
+                ? "would share the asset pack ID \(winner.packID) (a pack ID keeps only letters, digits and inner hyphens)"
+                : "would have the asset pack IDs \(spellings.joined(separator: " and ")), one folder on a Mac's disk, which ignores case"
             diagnostics.append(Diagnostic(.assetPackIDCollision, path: nil,
-                "\(names) would share the asset pack ID \(winner.packID)"
-                    + (sameCase ? "" : " (asset pack folders that differ only in case are one folder on a Mac)")
-                    + ": App Store Connect allows no '.' or '_' in a pack ID; convert them into separate folders, or rename a product"))
+                "\(names) \(clash): convert them into separate folders, or rename a product"))
             canWrite = false
         }
     }

@@ -34,12 +34,6 @@ public enum AssetPackPlatform: String, Sendable, CaseIterable, Codable {
     /// visionOS.
     case visionOS
 
-    /// Reads a platform name as a person types it: `iOS`, `ios` and `IOS` are all iOS.
-    public init?(name: String) {
-        guard let platform = Self.allCases.first(where: { $0.rawValue.lowercased() == name.lowercased() }) else { return nil }
-        self = platform
-    }
-
     /// `platforms` without repeats, in the order of `allCases`: the manifest's bytes do not
     /// depend on the order of the flags.
     public static func canonical(_ platforms: [AssetPackPlatform]) -> [AssetPackPlatform] {
@@ -49,10 +43,21 @@ public enum AssetPackPlatform: String, Sendable, CaseIterable, Codable {
 
 /// Asset pack identifiers made from IAPProductIdentifiers.
 public enum AssetPackID {
-    /// The product identifier with every `.` and `_` replaced by `-`: App Store Connect refuses
-    /// both characters in an asset pack ID. `com.example.book_1` becomes `com-example-book-1`.
+    /// The product identifier with every character outside `A-Z a-z 0-9` replaced by `-`, runs
+    /// of `-` made one and `-` trimmed from both ends: App Store Connect accepts only letters,
+    /// digits and inner hyphens in an asset pack ID (ITMS-91133). `com.example.my_book__2`
+    /// becomes `com-example-my-book-2`; an identifier with no letter or digit (`_`) gives "".
     public static func make(fromProductIdentifier productIdentifier: String) -> String {
-        String(productIdentifier.map { $0 == "." || $0 == "_" ? "-" : $0 })
+        var id = ""
+        for scalar in productIdentifier.unicodeScalars {
+            if ("a"..."z").contains(scalar) || ("A"..."Z").contains(scalar) || ("0"..."9").contains(scalar) {
+                id.unicodeScalars.append(scalar)
+            } else if !id.isEmpty, id.last != "-" {
+                id.append("-")
+            }
+        }
+        if id.last == "-" { id.removeLast() }
+        return id
     }
 
     /// The key under which two pack IDs collide: pack IDs that differ only in letter case name

@@ -49,10 +49,7 @@ public struct ConvertedPack: Sendable, Codable, Equatable {
 
     /// The command that builds the pack, run in the output folder.
     public var command: String {
-        // A pack ID may start with '-' (from a product identifier starting with '_'): keep it
-        // from reading as an option.
-        let name = assetPackID.hasPrefix("-") ? "./" + assetPackID : assetPackID
-        return "xcrun ba-package \(name).json -o \(name).aar"
+        "xcrun ba-package \(assetPackID).json -o \(assetPackID).aar"
     }
 }
 

@@ -11,7 +11,11 @@ extension Pkgtool {
             Validates every package first: if any is invalid nothing is converted. Writes, for each \
             product (the latest version given), DIR/<packID>/ with the package's ContentInfo.plist and \
             Contents/, and DIR/<packID>.json, the manifest for `xcrun ba-package`. The pack ID is the \
-            product identifier with every '.' and '_' replaced by '-'. Prints the ba-package commands \
+            product identifier with every character other than a letter or digit replaced by '-', runs \
+            of '-' made one and '-' trimmed from both ends (App Store Connect accepts letters, digits and \
+            inner hyphens only); products whose pack IDs would collide, also in letter case, are refused, \
+            and so are two files of one pack whose names differ only in letter case or Unicode \
+            normalization (ba-package runs on a Mac, whose disk would merge them). Prints the ba-package commands \
             to run in DIR and the product -> pack ID table, also written to DIR/README.txt. Other files \
             in DIR are left alone.
             """)
@@ -28,7 +32,7 @@ extension Pkgtool {
         @Option(name: .customLong("download-policy"), help: ArgumentHelp("When devices download the packs.", valueName: "POLICY"))
         var downloadPolicy: AssetPackDownloadPolicy = .onDemand
 
-        @Option(name: .customLong("platform"), help: ArgumentHelp("A platform the packs are for; repeat for several (default: iOS).", valueName: "PLATFORM"))
+        @Option(name: .customLong("platform"), help: ArgumentHelp("A platform the packs are for, spelt exactly as listed; repeat for several (default: iOS).", valueName: "PLATFORM"))
         var platforms: [AssetPackPlatform] = []
 
         @OptionGroup var limit: LimitOptions
@@ -91,6 +95,4 @@ enum ConvertTarget: String, ExpressibleByArgument, CaseIterable {
 
 extension AssetPackDownloadPolicy: ExpressibleByArgument {}
 
-extension AssetPackPlatform: ExpressibleByArgument {
-    public init?(argument: String) { self.init(name: argument) }
-}
+extension AssetPackPlatform: ExpressibleByArgument {}

@@ -126,8 +126,15 @@ extension Pkgtool {
             }
         }
 
-        /// `installed com.x 1.1 (was 1.0, delta: 3 files, 41 kB downloaded)`.
+        /// `installed com.x 1.1 (was 1.0, delta: 3 files, 41 kB downloaded)`, and as `extract`
+        /// says it, `; removed 1.0` when `--keep` removed version folders.
         private func line(for product: ProductSyncResult) -> String {
+            let line = statusLine(for: product)
+            guard !product.removedVersions.isEmpty else { return line }
+            return line + "; removed \(product.removedVersions.joined(separator: ", "))"
+        }
+
+        private func statusLine(for product: ProductSyncResult) -> String {
             let id = product.productIdentifier, version = product.contentVersion ?? "?"
             switch product.status {
             case .installed:

@@ -101,7 +101,7 @@ extension SyncClient {
                 let product = fetched.catalog.product(id)
                 let folder = try ProductFolder.open(documents: documents, identifier: id, create: false, locking: false)
                 let state = try ProductState.read(folder, latest: product?.latestVersion)
-                let plan = SyncPlan.make(situation(id, product: product, state: state, options: options, server: server))
+                let plan = SyncPlan.make(situation(id, in: fetched.catalog, state: state, options: options, server: server))
                 check.previousVersion = state.installedVersion
                 check.contentVersion = plan.contentVersion
                 try await judge(plan, folder: folder, options: options, server: server, transport: counting, into: &check)

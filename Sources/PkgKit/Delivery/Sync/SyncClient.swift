@@ -165,7 +165,7 @@ public struct SyncClient: Sendable {
                                                          diagnostics: [error.diagnostic]))
                 continue
             }
-            let plan = SyncPlan.make(situation(id, product: product, state: state, options: options, server: executor.server))
+            let plan = SyncPlan.make(situation(id, in: fetched.catalog, state: state, options: options, server: executor.server))
             report.products.append(try await executor.run(plan, productIdentifier: id, folder: folder, state: state))
         }
         report.bytesDownloaded = counting.bytesReceived
@@ -173,10 +173,13 @@ public struct SyncClient: Sendable {
     }
 
     /// What a product's plan is made from.
-    func situation(_ id: String, product: CatalogProduct?, state: ProductState, options: Options, server: ServerKnowledge) -> SyncSituation {
-        SyncSituation(productIdentifier: id, requested: !options.products.isEmpty, product: product, catalogURL: catalogURL,
-                      installedVersion: state.installedVersion, installedFolder: state.installedFolder, partialBytes: state.partialBytes,
-                      serverHonoursRange: server.honoursRange, deltaAllowed: options.delta, limits: options.limits)
+    func situation(_ id: String, in catalog: Catalog, state: ProductState, options: Options, server: ServerKnowledge) -> SyncSituation {
+        let product = catalog.product(id)
+        // The other products matter only to name near misses of one the catalog does not list.
+        return SyncSituation(productIdentifier: id, requested: !options.products.isEmpty, product: product, catalogURL: catalogURL,
+                             installedVersion: state.installedVersion, installedFolder: state.installedFolder, partialBytes: state.partialBytes,
+                             serverHonoursRange: server.honoursRange, deltaAllowed: options.delta, limits: options.limits,
+                             catalogProducts: product == nil ? catalog.products.map(\.productIdentifier) : [])
     }
 
     /// The products with a record in `documents`, sorted.

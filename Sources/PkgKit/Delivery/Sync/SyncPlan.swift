@@ -73,6 +73,8 @@ public struct SyncSituation: Sendable {
     public var requested: Bool
     /// The catalog's entry for the product, nil when it lists none.
     public var product: CatalogProduct?
+    /// Every product identifier the catalog lists, for naming the near misses of one it does not.
+    public var catalogProducts: [String]
     /// The catalog's URL, against which version URLs resolve.
     public var catalogURL: URL
     /// The version the product's record names, nil when none is installed.
@@ -93,10 +95,12 @@ public struct SyncSituation: Sendable {
     /// A situation with these facts.
     public init(productIdentifier: String, requested: Bool, product: CatalogProduct?, catalogURL: URL,
                 installedVersion: String?, installedFolder: String?, partialBytes: Int64 = 0,
-                serverHonoursRange: Bool? = nil, deltaAllowed: Bool = true, limits: PackageLimits = PackageLimits()) {
+                serverHonoursRange: Bool? = nil, deltaAllowed: Bool = true, limits: PackageLimits = PackageLimits(),
+                catalogProducts: [String] = []) {
         self.productIdentifier = productIdentifier
         self.requested = requested
         self.product = product
+        self.catalogProducts = catalogProducts
         self.catalogURL = catalogURL
         self.installedVersion = installedVersion
         self.installedFolder = installedFolder
@@ -112,13 +116,26 @@ extension SyncPlan {
     /// package is fetched instead.
     public static let smallestDeltaPackage: Int64 = 128 << 10
 
+    /// How many of the catalog's products an `unknown-product` refusal names.
+    static let productsNamed = 10
+
+    /// Why `id` is refused, naming what the catalog does list: up to `productsNamed` products,
+    /// the nearest spelling first, so that a typo shows its correction and a wrong catalog shows
+    /// what it holds.
+    static func unknownProductMessage(_ id: String, listed: [String]) -> String {
+        guard !listed.isEmpty else { return "the catalog lists no product \(id), nor any other: publish it first, or check the catalog's address" }
+        let nearest = NearestName.ranked(for: id, among: listed, limit: productsNamed)
+        let more = listed.count - nearest.count
+        return "the catalog lists no product \(id); it lists \(nearest.joined(separator: ", "))"
+            + (more > 0 ? " and \(more) more" : "") + ": check the identifier, or publish it first"
+    }
+
     /// The plan for `situation` (SPEC section 7's rules, in order).
     public static func make(_ situation: SyncSituation) -> SyncPlan {
         let id = situation.productIdentifier
         guard let product = situation.product else {
             guard situation.requested else { return .notListed(installed: situation.installedVersion) }
-            return .refused(Diagnostic(.unknownProduct, path: nil,
-                                       "the catalog lists no product \(id): check the identifier, or publish it first"))
+            return .refused(Diagnostic(.unknownProduct, path: nil, unknownProductMessage(id, listed: situation.catalogProducts)))
         }
         guard let entry = product.latestVersion, let url = entry.resolvedURL(relativeTo: situation.catalogURL) else {
             return .refused(Diagnostic(.invalidCatalog, path: Catalog.fileName, "\(id)'s latest version has no usable URL"))
