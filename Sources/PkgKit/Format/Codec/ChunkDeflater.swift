@@ -12,7 +12,8 @@ final class ChunkDeflater {
     private var isal: UnsafeMutablePointer<isal_zstream>?
     private var work: UnsafeMutableRawBufferPointer?
     #endif
-    private var zlib: z_stream?
+    /// Allocated, not a stored value: zlib's state points back at its stream, which must not move.
+    private var zlib: UnsafeMutablePointer<z_stream>?
     private let output: UnsafeMutableRawBufferPointer
 
     /// A stream at `level` (1–9).
@@ -28,8 +29,9 @@ final class ChunkDeflater {
             return
         }
         #endif
-        var stream = z_stream()
-        let status = CZlib_deflateInit(&stream, level)
+        let stream = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
+        stream.initialize(to: z_stream())
+        let status = CZlib_deflateInit(stream, level)
         precondition(status == Z_OK, "deflateInit failed: \(status)")
         zlib = stream
     }
@@ -39,7 +41,10 @@ final class ChunkDeflater {
         isal?.deallocate()
         work?.deallocate()
         #endif
-        if zlib != nil { deflateEnd(&zlib!) }
+        if let zlib {
+            deflateEnd(zlib)
+            zlib.deallocate()
+        }
         output.deallocate()
     }
 
@@ -81,18 +86,19 @@ final class ChunkDeflater {
         }
         #endif
         let flush = mode == .none ? Z_NO_FLUSH : mode == .full ? Z_FULL_FLUSH : Z_FINISH
-        zlib!.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
-        zlib!.avail_in = uInt(input.count)
+        let zlib = zlib!
+        zlib.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
+        zlib.pointee.avail_in = uInt(input.count)
         while true {
-            zlib!.next_out = output.baseAddress!.assumingMemoryBound(to: Bytef.self)
-            zlib!.avail_out = uInt(output.count)
-            let status = deflate(&zlib!, flush)
+            zlib.pointee.next_out = output.baseAddress!.assumingMemoryBound(to: Bytef.self)
+            zlib.pointee.avail_out = uInt(output.count)
+            let status = deflate(zlib, flush)
             guard status == Z_OK || status == Z_STREAM_END || status == Z_BUF_ERROR else {
                 throw WriteError.compression("deflate failed (\(status))")
             }
-            let produced = output.count - Int(zlib!.avail_out)
+            let produced = output.count - Int(zlib.pointee.avail_out)
             if produced > 0 { try sink(UnsafeRawBufferPointer(rebasing: output[0..<produced])) }
-            if status == Z_STREAM_END || (zlib!.avail_out > 0 && zlib!.avail_in == 0 && mode != .finish) { return }
+            if status == Z_STREAM_END || (zlib.pointee.avail_out > 0 && zlib.pointee.avail_in == 0 && mode != .finish) { return }
         }
     }
 }
