@@ -9,9 +9,9 @@ public struct ChunkParameters: Sendable, Equatable {
     public var maximumSize: Int
 
     /// What `create` uses: a 1 MiB change then costs about 1 MiB plus a chunk either side, while
-    /// a full flush every 128 KiB on average costs compressed data about 0.3 % (libraries and
-    /// documents; 64 KiB cost twice that).
-    public static let standard = ChunkParameters(minimumSize: 32 << 10, averageSize: 128 << 10, maximumSize: 512 << 10)
+    /// a full flush every 256 KiB on average costs compressed data about half a percent (128 KiB
+    /// cost twice that).
+    public static let standard = ChunkParameters(minimumSize: 64 << 10, averageSize: 256 << 10, maximumSize: 1 << 20)
     /// Files smaller than this are not chunked: a changed one is fetched whole, as cheaply.
     public static let smallestChunkedFile: Int64 = 1 << 20
     /// The largest chunk any table may declare: a client holds one chunk in memory at a time.

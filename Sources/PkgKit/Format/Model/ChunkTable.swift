@@ -40,7 +40,7 @@ public struct ChunkTable: Sendable, Equatable {
     /// The one style there is: gear-hash boundaries, SHA-256 digests cut to 16 bytes.
     static let style = "gear64-sha256"
     static let recordBytes = 24
-    /// The most chunks one file's table may declare (4 GiB at the standard minimum size).
+    /// The most chunks one file's table may declare (8 GiB at the standard minimum size).
     static let maxChunks = 1 << 17
 
     /// The sizes the file was cut with.
