@@ -22,7 +22,12 @@ MIB=$((1 << 20))
 die() { echo "bench chunks: $*" >&2; exit 2; }
 for t in nginx curl "$PY"; do command -v "$t" >/dev/null || [ -x "/usr/sbin/$t" ] || die "$t is required"; done
 [ -x "$PKGTOOL" ] || die "$PKGTOOL not found: make build first"
-rm -rf "$W"; mkdir -p "$W"
+# Nothing is removed here (bench/before_timing.sh says why): an earlier run's folder goes into the
+# shared trash, which `make bench` empties at the end.
+TRASH=$BENCH_DIR/work/trash
+mkdir -p "$TRASH"
+[ ! -e "$W" ] || mv "$W" "$TRASH/chunks-$RANDOM$RANDOM"
+mkdir -p "$W"
 
 echo "== chunks: 256 MiB files" >&2
 "$PY" - "$W" <<'PY' || die "generating the files failed"
@@ -128,4 +133,7 @@ print()
 print(f"Package of the 256 MiB file: {int(chunked):,} bytes with chunks, {int(plain):,} with `--no-chunks` "
       f"({(int(chunked) / int(plain) - 1) * 100:+.2f} %); create {float(cc):.2f} s against {float(cp):.2f} s.")
 PY
+kill "$(cat "$NG/nginx.pid")" 2>/dev/null
+trap - EXIT
+mv "$W" "$TRASH/chunks-$RANDOM$RANDOM"
 echo "bench chunks: done" >&2
