@@ -68,7 +68,7 @@ help:
 	@echo "  docs         PkgKit's DocC documentation: $(DOCS_DIR)/PkgKit.doccarchive"
 	@echo "  docs-reference  docs/diagnostics.md, from the table pkgtool explain prints (debug build)"
 	@echo "  clean        remove .build and build/"
-	@echo "  bench        build, then bench/run.sh (pkgtool vs bsdtar), sync.sh (sync vs curl + extract), transport.sh"
+	@echo "  bench        build, then bench/run.sh (pkgtool vs bsdtar), sync.sh (sync vs curl + extract), chunks.sh (chunked deltas), transport.sh"
 	@echo "  fuzz         run scripts/fuzz.sh"
 	@echo "  soak         chaos soak of sync: 300 syncs against a faulty loopback server, at most 10 minutes  [SEED=N]"
 
@@ -145,6 +145,7 @@ bench: build test-deps
 	    $(SWIFT) build -c release -q --product transportbench $(RELEASE_FLAGS) $(SWIFT_BUILD_FLAGS)
 	bash bench/run.sh
 	bash bench/sync.sh
+	bash bench/chunks.sh
 	bash bench/transport.sh
 	rm -rf bench/work/trash
 

@@ -54,6 +54,9 @@ extension Pkgtool {
         @Option(help: ArgumentHelp("Compression threads (default: all cores). The output is the same for every value.", valueName: "N"))
         var jobs: Int?
 
+        @Flag(name: .customLong("no-chunks"), help: "Do not cut files of 1 MiB and more into chunks. Chunks let sync download only the changed parts of a large file; without them it downloads every changed file whole.")
+        var noChunks = false
+
         @OptionGroup var limit: LimitOptions
         @OptionGroup var outputOptions: OutputOptions
 
@@ -72,9 +75,10 @@ extension Pkgtool {
         }
 
         func execute(_ output: OutputOptions, _ cancellation: Cancellation) throws -> CreateResult {
-            let options = WriteOptions(format: format, compression: compression, level: level ?? WriteOptions.defaultLevel,
+            var options = WriteOptions(format: format, compression: compression, level: level ?? WriteOptions.defaultLevel,
                                        jobs: jobs ?? ProcessInfo.processInfo.activeProcessorCount,
                                        timestamp: WriteOptions.timestampFromEnvironment())
+            options.chunks = !noChunks
             let request = CreateRequest(source: source, output: self.output, plist: plist, productIdentifier: productIdentifier,
                                         contentVersion: contentVersion, previous: previous, bump: bump,
                                         options: options, limits: limit.limits, cancellation: cancellation)

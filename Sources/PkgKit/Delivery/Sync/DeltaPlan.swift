@@ -4,8 +4,10 @@
 ///
 /// A file under `Contents/` whose `extracted-checksum` (sha1) equals the sha1 of an installed file
 /// is reused, whatever its name; installed files are read and hashed to know that, never judged by
-/// name or size. Everything else (changed files, ContentInfo.plist) is fetched as heap ranges,
-/// adjacent ranges merged into one request.
+/// name or size. A changed file with a chunk table, installed before under the same path, is
+/// rebuilt from chunks (`ChunkAssembly`): only the chunks the installed file lacks are fetched.
+/// Everything else (changed files, ContentInfo.plist) is fetched as heap ranges, adjacent ranges
+/// merged into one request.
 struct DeltaPlan: Sendable {
     /// Files taken from the installed version, by their path in the package.
     var reused: [ArchivePath: ReusedFile] = [:]
@@ -13,8 +15,12 @@ struct DeltaPlan: Sendable {
     var reusedEntries: Set<Int> = []
     /// Ranges of the package to download (heap data), sorted and merged.
     var fetch: [Range<Int64>] = []
-    /// Files under `Contents/` whose data is fetched (ContentInfo.plist always is too).
+    /// Files under `Contents/` whose data is fetched (ContentInfo.plist always is too), whole or
+    /// in part.
     var fetchedFiles = 0
+    /// Files rebuilt from chunks; their entries are in `reusedEntries`, and they join `reused`
+    /// once rebuilt.
+    var assembled: [ChunkAssembly] = []
 
     /// Bytes the ranges cover.
     var fetchBytes: Int64 { fetch.reduce(0) { $0 + Int64($1.count) } }
@@ -30,13 +36,17 @@ struct DeltaPlan: Sendable {
         var length: Int64?
         /// The TOC's sha1 of its unpacked bytes, when the TOC gives one.
         var sha1: SHA1Value?
+        /// How it is cut into chunks, when the TOC says, and whether its data is a zlib stream.
+        var chunks: ChunkTable? = nil
+        var gzip = false
     }
 
     /// The plan for `wanted` (every regular file of the package), with the heap starting at
-    /// `heapStart`, and the installed version `version` read into `installed`. Returns nil when a
-    /// file's range is not usable (the package is then downloaded whole, and judged whole).
+    /// `heapStart`, and the installed version `version` read into `installed`, with the chunks of
+    /// installed files in `bases` (by the path of the new file they are the base of). Returns nil
+    /// when a file's range is not usable (the package is then downloaded whole, and judged whole).
     static func make(wanted: [WantedFile], heapStart: Int64, packageSize: Int64,
-                     installed: InstalledTree, version: String) -> DeltaPlan? {
+                     installed: InstalledTree, version: String, bases: [ArchivePath: InstalledChunks] = [:]) -> DeltaPlan? {
         // Sized once: grown as they fill, the tables of a 10,000-file plan were rehashed a dozen times.
         var bySHA1: [SHA1Value: InstalledTree.File] = [:]
         bySHA1.reserveCapacity(installed.files.count)
@@ -55,6 +65,15 @@ struct DeltaPlan: Sendable {
             guard let length = file.length, length > 0 else { continue }
             guard let offset = file.offset, offset >= 0, case let (start, overflow) = heapStart.addingReportingOverflow(offset),
                   !overflow, start <= packageSize, length <= packageSize - start else { return nil }
+            if let table = file.chunks, let base = bases[file.path], let sha1 = file.sha1 {
+                let assembly = ChunkAssembly(order: file.order, path: file.path, size: file.size, sha1: sha1, table: table,
+                                             gzip: file.gzip, fileStart: start, base: base)
+                ranges += assembly.fetchRanges
+                plan.assembled.append(assembly)
+                plan.reusedEntries.insert(file.order)
+                plan.fetchedFiles += 1
+                continue
+            }
             ranges.append(start ..< start + length)
             if file.path.isInsideContents { plan.fetchedFiles += 1 }
         }
@@ -73,6 +92,31 @@ struct DeltaPlan: Sendable {
             }
         }
         return merged
+    }
+
+    /// The changed files worth cutting into chunks: each file of `wanted` with a chunk table whose
+    /// sha1 no installed file has, paired with the installed file at the same path below
+    /// `Contents/` (its previous version), as that file's path below the version folder.
+    static func chunkCandidates(_ wanted: [WantedFile], installed: InstalledTree) -> [(path: ArchivePath, relativePath: String, parameters: ChunkParameters)] {
+        let chunked = wanted.filter { $0.chunks != nil && $0.sha1 != nil }
+        guard !chunked.isEmpty else { return [] }
+        let known = Set(installed.files.lazy.map(\.sha1))
+        let byPath = Set(installed.files.lazy.map(\.relativePath))
+        return chunked.compactMap { file in
+            guard let relative = file.path.contentsRelative, !known.contains(file.sha1!), byPath.contains(relative) else { return nil }
+            return (file.path, relative, file.chunks!.parameters)
+        }
+    }
+
+    /// Cuts each candidate's installed file (see `chunkCandidates`) into chunks.
+    static func chunkBases(_ candidates: [(path: ArchivePath, relativePath: String, parameters: ChunkParameters)], folder: ProductFolder,
+                           version: String, cancellation: Cancellation?) throws -> [ArchivePath: InstalledChunks] {
+        var bases: [ArchivePath: InstalledChunks] = [:]
+        for candidate in candidates {
+            bases[candidate.path] = try InstalledChunks.index(folder, version: version, relativePath: candidate.relativePath,
+                                                              parameters: candidate.parameters, cancellation: cancellation)
+        }
+        return bases
     }
 
     /// The sizes worth hashing among installed files: only a file of one of these sizes can match.
@@ -99,7 +143,8 @@ struct DeltaPlan: Sendable {
             let path = table.path(at: index, limit: 4 * PackageLimits.maxPathBytes) ?? []
             files.append(WantedFile(order: index, path: ArchivePath(raw: path), size: max(record.size, 0),
                                     offset: record.hasData ? record.offset : nil, length: record.hasData ? record.length : nil,
-                                    sha1: record.extractedStyle == .sha1 ? SHA1Value(bytes: table.extractedDigest(record)) : nil))
+                                    sha1: record.extractedStyle == .sha1 ? SHA1Value(bytes: table.extractedDigest(record)) : nil,
+                                    chunks: table.chunks(record), gzip: record.gzip))
         }
         return files
     }

@@ -181,9 +181,17 @@ private final class DeltaProbe: @unchecked Sendable {
             return nil
         case .ready(let toc, let files, let fetched, _):
             let sizes = DeltaPlan.sizes(of: files), cache = StatCache.read(folder, version: version)
-            let installed = try await BlockingWork.run { try InstalledTree.scan(folder, version: version, cache: cache) { sizes.contains($0) } }
+            // Chunked files are matched by path to their installed version, whatever its size.
+            let hashAll = files.contains { $0.chunks != nil }
+            let installed = try await BlockingWork.run {
+                try InstalledTree.scan(folder, version: version, cache: cache) { hashAll || sizes.contains($0) }
+            }
+            let candidates = DeltaPlan.chunkCandidates(files, installed: installed)
+            let bases = try await BlockingWork.run {
+                try DeltaPlan.chunkBases(candidates, folder: folder, version: version, cancellation: nil)
+            }
             guard let plan = DeltaPlan.make(wanted: files, heapStart: toc.heapStart, packageSize: download.entry.size,
-                                            installed: installed, version: version) else {
+                                            installed: installed, version: version, bases: bases) else {
                 reason = .noTableOfContents
                 return nil
             }

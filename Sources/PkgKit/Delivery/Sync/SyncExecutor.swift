@@ -132,8 +132,14 @@ struct SyncExecutor {
         case .ready(let toc, let files, let fetched, let memo):
             server.honoursRange = true
             let installed = try await scanned
-            guard let plan = DeltaPlan.make(wanted: files, heapStart: toc.heapStart, packageSize: update.entry.size,
-                                            installed: installed, version: version) else {
+            // A changed file with a chunk table is cut as its installed version was: only the
+            // chunks that differ are fetched.
+            let candidates = DeltaPlan.chunkCandidates(files, installed: installed), cancellation = installOptions.cancellation
+            let bases = try await BlockingWork.run {
+                try DeltaPlan.chunkBases(candidates, folder: folder, version: version, cancellation: cancellation)
+            }
+            guard var plan = DeltaPlan.make(wanted: files, heapStart: toc.heapStart, packageSize: update.entry.size,
+                                            installed: installed, version: version, bases: bases) else {
                 return .fallBack(.noTableOfContents)
             }
             do {
@@ -142,6 +148,20 @@ struct SyncExecutor {
             } catch is DeltaDownload.RangesIgnored {
                 server.honoursRange = false
                 return .fallBack(.serverIgnoresRange)
+            }
+            let chunksName = ProductFolder.deltaPrefix + update.entry.contentVersion.description + ".chunks"
+            defer { try? folder.remove(chunksName) }
+            if !plan.assembled.isEmpty {
+                let assembled = plan.assembled
+                do {
+                    let rebuilt = try await BlockingWork.run {
+                        try ChunkAssembly.assembleAll(assembled, from: copy, folder: folder, scratchName: chunksName, url: shown,
+                                                      cancellation: cancellation)
+                    }
+                    plan.reused.merge(rebuilt) { _, rebuilt in rebuilt }
+                } catch InstallError.packageChanged {
+                    return .fallBack(nil)
+                }
             }
             let source = PackageSource.delta(copy.path, shownAs: shown, name: fileName, reused: plan.reused,
                                              reusedEntries: plan.reusedEntries, memo: memo)

@@ -34,6 +34,8 @@ struct XarEntryTable: Sendable {
 
     private(set) var records: [Record] = []
     private(set) var arena: [UInt8] = []
+    /// The chunk tables of the files that have one, by their record's `order`.
+    private(set) var chunkTables: [Int32: ChunkTable] = [:]
     /// Why libarchive must read this package instead (an encoding, checksum or entry type
     /// pkgtool does not read itself), or nil.
     private(set) var needsLibArchive: String?
@@ -52,6 +54,7 @@ struct XarEntryTable: Sendable {
         let archivedStyle = XarChecksumStyle(name: entry.archivedChecksum == nil ? nil : entry.archivedStyle)
         let extractedStyle = XarChecksumStyle(name: entry.extractedChecksum == nil ? nil : entry.extractedStyle)
         if archivedStyle == nil || extractedStyle == nil { needsLibArchive = needsLibArchive ?? "a file checksum style other than sha1 or md5" }
+        if kind == .file, let chunks = entry.chunks { chunkTables[Int32(truncatingIfNeeded: entry.order)] = chunks }
         let nameStart = UInt32(arena.count)
         arena += entry.name
         let linkStart = UInt32(arena.count)
@@ -118,6 +121,9 @@ struct XarEntryTable: Sendable {
         }
         return path
     }
+
+    /// The chunk table of a record's file, when the TOC gives one that fits it.
+    func chunks(_ record: Record) -> ChunkTable? { chunkTables.isEmpty ? nil : chunkTables[record.order] }
 
     /// The `<name>` of a record alone.
     func name(_ record: Record) -> ArraySlice<UInt8> {

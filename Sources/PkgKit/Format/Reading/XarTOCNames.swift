@@ -4,7 +4,7 @@ import Foundation
 /// What an element of a xar TOC is to the parser, judged by its name and the element it sits in.
 enum XarTOCElement {
     case file, name, type, mode, link, data, length, offset, size, encoding, archivedChecksum, extractedChecksum
-    case checksum, checksumOffset, checksumSize, other
+    case checksum, checksumOffset, checksumSize, chunks, other
 
     /// What the element named `name` is inside `parent`.
     static func classify(_ name: UnsafePointer<xmlChar>?, inside parent: XarTOCElement?) -> XarTOCElement {
@@ -25,6 +25,7 @@ enum XarTOCElement {
             if named(.mode) { return .mode }
             if named(.link) { return .link }
             if named(.data) { return .data }
+            if named(.chunks) { return .chunks }
         case .data:
             if named(.length) { return .length }
             if named(.offset) { return .offset }
@@ -44,7 +45,7 @@ enum XarTOCElement {
 
 /// The element names the parser reads.
 enum XarTOCName: Int, CaseIterable {
-    case file, name, type, mode, link, data, length, offset, size, encoding, archivedChecksum, extractedChecksum, checksum
+    case file, name, type, mode, link, data, length, offset, size, encoding, archivedChecksum, extractedChecksum, checksum, chunks
 
     var text: StaticString {
         switch self {
@@ -61,6 +62,7 @@ enum XarTOCName: Int, CaseIterable {
         case .archivedChecksum: "archived-checksum"
         case .extractedChecksum: "extracted-checksum"
         case .checksum: "checksum"
+        case .chunks: "chunks"
         }
     }
 }

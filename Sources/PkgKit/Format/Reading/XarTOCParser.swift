@@ -16,11 +16,15 @@ struct XarTOCParser {
     var failure: XarTOCError?
     var elements: [XarTOCElement] = []
     /// The open `<file>` elements.
-    var open: [(slot: Int, entry: Entry, named: Bool)] = []
+    var open: [(slot: Int, entry: Entry, named: Bool, chunks: (ChunkTable.Declared, [UInt8])?)] = []
     var count = 0
     var base64Name = false
     /// The text of the innermost element, when it is one whose text is read.
     var text: [UInt8] = []
+    /// The `<chunks>` element being read: its attributes, and its text up to what they allow.
+    var chunks: (declared: ChunkTable.Declared, limit: Int, text: [UInt8])?
+    /// Chunks declared so far by accepted tables, against `XarTableOfContents.maxChunks`.
+    var chunkCount: Int64 = 0
 
     init(toc: XarTableOfContents, keepEntries: Bool, visit: ((Entry) -> Void)?) {
         self.toc = toc
@@ -99,7 +103,7 @@ struct XarTOCParser {
             var entry = Entry()
             entry.order = count - 1
             entry.parent = open.last?.entry.order ?? -1
-            open.append((toc.entries.count - 1, entry, false))
+            open.append((toc.entries.count - 1, entry, false, nil))
         case .name:
             base64Name = attribute("enctype", attributeCount, attributes) == "base64"
         case .encoding:
@@ -110,6 +114,18 @@ struct XarTOCParser {
             if !open.isEmpty { open[open.count - 1].entry.archivedStyle = attribute("style", attributeCount, attributes) }
         case .checksum where open.isEmpty:
             toc.checksumStyle = attribute("style", attributeCount, attributes)
+        case .chunks:
+            chunks = nil
+            var declared = ChunkTable.Declared()
+            declared.style = attribute("style", attributeCount, attributes)
+            func number(_ name: StaticString) -> Int64? {
+                attribute(name, attributeCount, attributes).flatMap { Self.decimal(Array($0.utf8)) }
+            }
+            (declared.minimumSize, declared.averageSize, declared.maximumSize) = (number("min"), number("avg"), number("max"))
+            (declared.dataStart, declared.count) = (number("start"), number("count"))
+            if !open.isEmpty, let limit = declared.textLimit, chunkCount + declared.count! <= XarTableOfContents.maxChunks {
+                chunks = (declared, limit, [])
+            }
         default:
             break
         }
@@ -120,6 +136,12 @@ struct XarTOCParser {
 
     mutating func characters(_ bytes: UnsafePointer<xmlChar>?, _ length: Int32) {
         guard failure == nil, let bytes, length > 0, let top = elements.last, top != .other, top != .file, top != .data else { return }
+        if top == .chunks {
+            // A table longer than its count allows is not one: dropped whole.
+            guard chunks != nil else { return }
+            if chunks!.text.count + Int(length) > chunks!.limit { chunks = nil } else { chunks!.text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: Int(length))) }
+            return
+        }
         // No text read is longer than a path cut at `maxPathBytes`; more is not kept.
         let room = XarTableOfContents.maxPathBytes + 1 - text.count
         if room > 0 { text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: min(Int(length), room))) }
@@ -129,7 +151,12 @@ struct XarTOCParser {
         guard failure == nil, let top = elements.popLast() else { return }
         defer { if !text.isEmpty { text.removeAll(keepingCapacity: true) } }
         if top == .file {
-            let file = open.removeLast()
+            var file = open.removeLast()
+            if let (declared, text) = file.chunks {
+                let entry = file.entry
+                file.entry.chunks = ChunkTable(declared: declared, text: text, size: entry.size ?? -1, length: entry.length ?? -1,
+                                               gzip: entry.encoding == "application/x-gzip")
+            }
             if keepEntries { toc.entries[file.slot] = file.entry }
             visit?(file.entry)
             return
@@ -143,6 +170,12 @@ struct XarTOCParser {
         guard !open.isEmpty else { return }
         let index = open.count - 1
         switch top {
+        case .chunks:
+            if let chunks {
+                open[index].chunks = (chunks.declared, chunks.text)
+                chunkCount += chunks.declared.count ?? 0
+            }
+            chunks = nil
         case .name:
             // libarchive 3.6.2 joins repeated <name>s; real packages repeat them. The first counts.
             guard !open[index].named else { return }

@@ -34,6 +34,9 @@ public struct XarTableOfContents: Sendable {
         /// `<extracted-checksum>`'s style and hex digest (of the unpacked bytes).
         public var extractedStyle: String?
         public var extractedChecksum: String?
+        /// `<chunks>`: how a large file is cut for delta updates, when the TOC says and the
+        /// table fits the file exactly (see `ChunkTable`).
+        public var chunks: ChunkTable?
     }
 
     /// The TOC checksum style (`sha1`, `md5`, …).
@@ -58,6 +61,8 @@ public struct XarTableOfContents: Sendable {
     static let maxPathBytes = 4 * PackageLimits.maxPathBytes + 1
     /// The deepest element nesting accepted.
     static let maxDepth = 600
+    /// The most chunks all chunk tables together may declare; past it, tables are ignored.
+    static let maxChunks = 1 << 20
 
     /// The entry at `path`, if any.
     public func entry(_ path: String) -> Entry? { entries.first { $0.pathBytes.elementsEqual(path.utf8) } }

@@ -22,6 +22,8 @@ struct EncodedFile {
     var extractedSHA1: Insecure.SHA1Digest
     var archivedSHA1: Insecure.SHA1Digest
     var bytes: Bytes
+    /// How a large file was cut into chunks, for delta updates (see `ChunkTable`).
+    var chunks: ChunkTable? = nil
 }
 
 /// What one encoding thread keeps from file to file: its buffers and compressors, so that a
@@ -93,6 +95,8 @@ struct FileEncoder {
     /// Which engine compresses which file.
     var profile: DeflateProfile
     var scratchDirectory: String
+    /// Whether large files are cut into chunks (see `ChunkedFileEncoder`).
+    var chunking = false
     /// Compressed output kept in memory up to this size, then spilled to a scratch file.
     static let memoryLimit = 4 << 20
     /// The largest file compressed in one call: two such buffers per thread.
@@ -104,6 +108,9 @@ struct FileEncoder {
 
     /// Encodes one file with `scratch`'s buffers and compressors.
     func encode(_ item: SourceItem, scratch: EncoderScratch) throws -> EncodedFile {
+        if chunking, ChunkedFileEncoder.wants(item) {
+            return try ChunkedFileEncoder(encoder: self).encode(item, scratch: scratch)
+        }
         if mode != .none, item.size <= profile.wholeLimit, item.size > 0, let buffers = scratch.wholeBuffers() {
             return try encodeWhole(item, scratch: scratch, input: buffers.input, output: buffers.output)
         }
@@ -231,7 +238,7 @@ struct FileEncoder {
     }
 
     /// Fills as much of `buffer` as the file has left; a short read is not the end of a file.
-    private func fill(_ buffer: UnsafeMutableRawBufferPointer, from reader: FolderReader) throws -> Int {
+    func fill(_ buffer: UnsafeMutableRawBufferPointer, from reader: FolderReader) throws -> Int {
         var filled = 0
         while filled < buffer.count {
             let count = try reader.readData(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
@@ -241,7 +248,7 @@ struct FileEncoder {
         return filled
     }
 
-    private static func compressedSize(_ sample: UnsafeRawBufferPointer, scratch: EncoderScratch) throws -> Int {
+    static func compressedSize(_ sample: UnsafeRawBufferPointer, scratch: EncoderScratch) throws -> Int {
         if let sampler = scratch.sampler, let (_, output) = scratch.wholeBuffers() {
             let count = sampler.compress(sample, into: output)
             return count == 0 ? sample.count : count

@@ -39,7 +39,8 @@ struct XarWriter {
     /// (for `content-unchanged`); otherwise `files` is empty and nothing per file outlives the TOC
     /// but its place in the heap.
     func write(_ items: [SourceItem], to output: FileOutput, listFiles: Bool = true, progress: ((Int64) -> Void)? = nil) throws -> WrittenPackage {
-        let encoder = FileEncoder(mode: options.compression, profile: DeflateProfile(level: options.level), scratchDirectory: scratchDirectory)
+        let encoder = FileEncoder(mode: options.compression, profile: DeflateProfile(level: options.level),
+                                  scratchDirectory: scratchDirectory, chunking: options.chunks)
         let fileIndices = items.indices.filter { items[$0].kind == .file }
         let heap = try FileOutput.anonymous(in: scratchDirectory)
         // Records of the batch being written into the TOC; then only placements remain.
@@ -275,6 +276,12 @@ struct XarWriter {
         try toc.text(file.extractedSHA1.hexString)
         try toc.end()
         try toc.end()
+        if let chunks = file.chunks {
+            try toc.start("chunks")
+            for (name, value) in chunks.attributes { try toc.attribute(name, value) }
+            try toc.text(chunks.base64)
+            try toc.end()
+        }
     }
 
     /// Plain text when the name fits ISO-8859-1, base64 of its UTF-8 otherwise, as both xar writers do.

@@ -1,0 +1,165 @@
+import Crypto
+import Foundation
+
+/// A changed file of a delta update rebuilt from chunks (see `ChunkTable`): those the installed
+/// version already has are copied from its file, the others inflated from the ranges fetched into
+/// the sparse copy. Every chunk is checked against its digest as it is written, and the whole
+/// file against the TOC's sha1, before the installer sees it; it then installs as a reused file.
+struct ChunkAssembly: Sendable {
+    /// The file's place in the TOC's document order, and its path.
+    var order: Int
+    var path: ArchivePath
+    var size: Int64
+    var sha1: SHA1Value
+    var table: ChunkTable
+    var gzip: Bool
+    /// Where the first chunk's stored bytes are in the package.
+    var dataStart: Int64
+    /// The installed file the shared chunks come from.
+    var base: InstalledChunks
+    /// Per chunk: its offset in the installed file, or nil when it is fetched.
+    var sources: [Int64?]
+
+    /// The plan for a file with chunk table `table` whose stored data starts at `fileStart` in
+    /// the package, against the chunks of an installed file.
+    init(order: Int, path: ArchivePath, size: Int64, sha1: SHA1Value, table: ChunkTable, gzip: Bool, fileStart: Int64,
+         base: InstalledChunks) {
+        (self.order, self.path, self.size, self.sha1, self.table, self.gzip) = (order, path, size, sha1, table, gzip)
+        dataStart = fileStart + table.dataStart
+        var lean = base
+        lean.offsets = [:]
+        self.base = lean
+        sources = table.chunks.map { base.offsets[$0.digest] }
+    }
+
+    /// The package ranges of the chunks to fetch.
+    var fetchRanges: [Range<Int64>] {
+        var ranges: [Range<Int64>] = []
+        var at = dataStart
+        for (index, source) in sources.enumerated() {
+            let length = Int64(table.chunk(index).storedLength)
+            if source == nil { ranges.append(at ..< at + length) }
+            at += length
+        }
+        return ranges
+    }
+
+    /// How many chunks are fetched.
+    var fetchedChunks: Int { sources.lazy.filter { $0 == nil }.count }
+
+    /// Writes the file as `name` into the folder `scratch` (named `scratchName` in `folder`) and
+    /// returns it as a reused file. A fetched chunk or the whole file that does not match is
+    /// refused (`ChunkMismatch`); an installed file that changed since it was cut makes the plan
+    /// void (`InstallError.packageChanged`).
+    func assemble(from copy: SparseCopy, folder: ProductFolder, scratch: Int32, scratchName: String, name: String, url: String,
+                  cancellation: Cancellation?) throws -> ReusedFile {
+        let basePath = folder.path(base.version + "/" + base.relativePath)
+        let input = openat(folder.descriptor, base.version + "/" + base.relativePath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard input >= 0 else { throw InstallError.packageChanged("\(basePath): the installed file is gone; run sync again") }
+        defer { close(input) }
+        let outputPath = folder.path(scratchName + "/" + name)
+        let output = openat(scratch, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
+        guard output >= 0 else { throw InstallError.io(path: outputPath, errnoText()) }
+        defer { close(output) }
+        fchmod(output, 0o644)
+        // One byte more than the largest chunk: an inflated chunk that runs over shows.
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: table.parameters.maximumSize + 1, alignment: 16)
+        defer { buffer.deallocate() }
+        let inflater = Inflater()
+        var sha1 = Insecure.SHA1()
+        var head: [UInt8] = []
+        var stored = dataStart
+        for (index, source) in sources.enumerated() {
+            try cancellation?.check()
+            let chunk = table.chunk(index)
+            let count: Int
+            if let source {
+                count = readFully(input, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<chunk.size]), at: source)
+            } else {
+                let bytes = try copy.read(chunk.storedLength, at: stored)
+                count = bytes.count < chunk.storedLength ? -1
+                    : gzip ? Self.inflate(bytes, with: inflater, into: buffer) : Self.place(bytes, into: buffer)
+            }
+            stored += Int64(chunk.storedLength)
+            let data = UnsafeRawBufferPointer(rebasing: buffer[0..<max(count, 0)])
+            var hasher = ChunkHasher()
+            hasher.update(data)
+            guard count == chunk.size, hasher.digest == chunk.digest else {
+                if source != nil { throw InstallError.packageChanged("\(basePath): the installed file changed while the update was planned; run sync again") }
+                throw ChunkMismatch(url: url, path: path, detail: "chunk \(index + 1) of \(sources.count) does not match its digest in the table of contents")
+            }
+            sha1.update(bufferPointer: data)
+            if head.count < ExecutableFormat.headBytes { head += data.prefix(ExecutableFormat.headBytes - head.count) }
+            try writeAll(output, data, path: outputPath)
+        }
+        guard SHA1Value(sha1.finalize()) == self.sha1 else {
+            throw ChunkMismatch(url: url, path: path, detail: "the file rebuilt from its chunks does not match its sha1 in the table of contents")
+        }
+        var info = stat()
+        guard fstat(output, &info) == 0 else { throw InstallError.io(path: outputPath, errnoText()) }
+        return ReusedFile(version: scratchName, relativePath: name, identity: FileIdentity(info), sha1: self.sha1,
+                          executable: ExecutableFormat.detect(head))
+    }
+
+    /// A stored chunk's bytes as they are.
+    private static func place(_ bytes: [UInt8], into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard bytes.count < buffer.count else { return -1 }
+        bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
+        return bytes.count
+    }
+
+    /// A zlib chunk's bytes inflated on their own (the stream was fully flushed before it, so
+    /// nothing before it is needed): behind a zlib header of their own, at most `buffer.count`
+    /// bytes; -1 when they do not inflate.
+    private static func inflate(_ bytes: [UInt8], with inflater: Inflater, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        inflater.reset()
+        let input = [0x78, 0x01] + bytes
+        return input.withUnsafeBytes { raw -> Int in
+            inflater.supply(raw)
+            var produced = 0
+            while produced < buffer.count {
+                let (count, status) = inflater.inflate(into: UnsafeMutableRawBufferPointer(rebasing: buffer[produced...]))
+                produced += count
+                switch status {
+                case .corrupt: return -1
+                case .ended, .needsInput: return inflater.pendingInput == 0 ? produced : -1
+                case .more: if count == 0 { return inflater.pendingInput == 0 ? produced : -1 }
+                }
+            }
+            return produced
+        }
+    }
+}
+
+/// A chunk fetched for a delta update, or the file rebuilt from chunks, is not what the table
+/// of contents (signed through the catalog's `tocSHA256`) says: refused, nothing installed.
+struct ChunkMismatch: Error, DiagnosableError {
+    var url: String
+    var path: ArchivePath
+    var detail: String
+
+    var disposition: ErrorDisposition { .refused }
+    var diagnostic: Diagnostic {
+        Diagnostic(.checksumMismatch, path: path.description, "\(detail) (from \(url)): the server's package is not the one its catalog names; nothing was installed")
+    }
+}
+
+extension ChunkAssembly {
+    /// Rebuilds every file of `assemblies` into a new folder `scratchName` of `folder` (the caller
+    /// removes it once the install is over), by their path in the package.
+    static func assembleAll(_ assemblies: [ChunkAssembly], from copy: SparseCopy, folder: ProductFolder, scratchName: String,
+                            url: String, cancellation: Cancellation?) throws -> [ArchivePath: ReusedFile] {
+        guard mkdirat(folder.descriptor, scratchName, 0o700) == 0 || errno == EEXIST else {
+            throw InstallError.io(path: folder.path(scratchName), errnoText())
+        }
+        let scratch = openat(folder.descriptor, scratchName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard scratch >= 0 else { throw InstallError.io(path: folder.path(scratchName), errnoText()) }
+        defer { close(scratch) }
+        var files: [ArchivePath: ReusedFile] = [:]
+        for assembly in assemblies {
+            files[assembly.path] = try assembly.assemble(from: copy, folder: folder, scratch: scratch, scratchName: scratchName,
+                                                        name: String(assembly.order), url: url, cancellation: cancellation)
+        }
+        return files
+    }
+}
