@@ -18,7 +18,7 @@ struct Pkgtool: AsyncParsableCommand {
         A content package holds ContentInfo.plist (ContentVersion, IAPProductIdentifier) and a \
         Contents/ folder. --json and --quiet go before or after the command name. Exit status: \
         0 success, 1 invalid package or refused operation, 2 input unreadable or I/O error, \
-        3 updates available (sync --check), 64 wrong usage, 130 / 143 interrupted (SIGINT / \
+        3 updates available (sync --check only), 64 wrong usage, 130 / 143 interrupted (SIGINT / \
         SIGTERM). 'pkgtool explain CODE' says what a diagnostic code means and how to fix it.
         """,
         subcommands: [Create.self, Validate.self, Extract.self, Inspect.self, Diff.self, Publish.self, Sync.self, Keygen.self, Convert.self,

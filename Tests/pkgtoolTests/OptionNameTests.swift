@@ -111,7 +111,7 @@ import TestSupport
     /// The shell completions offer the aliases with the names they stand for: publish's,
     /// keygen's and convert's output, sync's products.
     @Test(arguments: [
-        ("bash", ["(--to -o --output --keep)", "(--out -o --output)", "(--to --out -o --output --download-policy", "(--product --product-id --trust)"]),
+        ("bash", ["(--to -o --output --keep)", "(--out -o --output)", "(--to --out -o --output --download-policy", "(--product --product-id --trust"]),
         ("zsh", ["{--to,-o,--output}", "{--out,-o,--output}'[Base name", "{--out,-o,--output}'[The folder", "{--product,--product-id}"]),
         ("fish", ["\"pkgtool publish\" o output to' -l 'to' -s 'o' -l 'output'", "\"pkgtool keygen\" o out output' -l 'out' -s 'o' -l 'output'",
                   "\"pkgtool convert\" o out output' -l 'out' -s 'o' -l 'output'", "-l 'product' -l 'product-id'"]),
