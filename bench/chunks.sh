@@ -70,26 +70,12 @@ done
 SITE=$W/site
 "$PKGTOOL" publish "$W/inplace-1.0.pkg" "$W/insert-1.0.pkg" --to "$SITE" --quiet || die "publish 1.0 failed"
 
-PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-NG=$W/nginx; mkdir -p "$NG/tmp" "$NG/logs"
-cat > "$NG/nginx.conf" <<CONF
-daemon on;
-worker_processes 1;
-pid $NG/nginx.pid;
-error_log $NG/logs/error.log;
-$( [ "$(id -u)" = 0 ] && echo "user root;" )
-events { worker_connections 64; }
-http {
-    log_format bench '\$request_uri \$status \$bytes_sent \$body_bytes_sent "\$http_range"';
-    access_log $NG/logs/access.log bench;
-    client_body_temp_path $NG/tmp/body; proxy_temp_path $NG/tmp/proxy; fastcgi_temp_path $NG/tmp/fastcgi;
-    uwsgi_temp_path $NG/tmp/uwsgi; scgi_temp_path $NG/tmp/scgi;
-    server { listen 127.0.0.1:$PORT; root $SITE; location / { } }
-}
-CONF
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-"$NGINX" -c "$NG/nginx.conf" -p "$NG" || die "nginx did not start"
-trap 'kill "$(cat "$NG/nginx.pid" 2>/dev/null)" 2>/dev/null' EXIT
+. "$(dirname "$0")/nginx.sh"
+PORT=$(free_port)
+start_nginx "$W/nginx" "    log_format bench '\$request_uri \$status \$bytes_sent \$body_bytes_sent \"\$http_range\"';
+    access_log $W/nginx/logs/access.log bench;
+    server { listen 127.0.0.1:$PORT; root $SITE; location / { } }"
+trap stop_nginx EXIT
 URL=http://127.0.0.1:$PORT/catalog.json
 DOCS=$W/Documents
 "$PKGTOOL" sync "$URL" --documents "$DOCS" --product com.example.bench.inplace --product com.example.bench.insert --quiet \
@@ -133,7 +119,7 @@ print()
 print(f"Package of the 256 MiB file: {int(chunked):,} bytes with chunks, {int(plain):,} with `--no-chunks` "
       f"({(int(chunked) / int(plain) - 1) * 100:+.2f} %); create {float(cc):.2f} s against {float(cp):.2f} s.")
 PY
-kill "$(cat "$NG/nginx.pid")" 2>/dev/null
+stop_nginx
 trap - EXIT
 mv "$W" "$TRASH/chunks-$RANDOM$RANDOM"
 echo "bench chunks: done" >&2

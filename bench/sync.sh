@@ -56,30 +56,16 @@ SITE=$SYNCW/site
 "$PKGTOOL" publish "$SYNCW/medium-1.0.pkg" --to "$SITE" --quiet || die "publish 1.0 failed"
 
 # nginx on a free loopback port, its own config, logging the bytes of every response.
-PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-SLOWPORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-NG=$SYNCW/nginx; mkdir -p "$NG/tmp" "$NG/logs"
-cat > "$NG/nginx.conf" <<CONF
-daemon on;
-worker_processes 1;
-pid $NG/nginx.pid;
-error_log $NG/logs/error.log;
-$( [ "$(id -u)" = 0 ] && echo "user root;" )
-events { worker_connections 64; }
-http {
-    log_format bench '\$request_uri \$status \$body_bytes_sent "\$http_range"';
-    access_log $NG/logs/access.log bench;
-    client_body_temp_path $NG/tmp/body; proxy_temp_path $NG/tmp/proxy; fastcgi_temp_path $NG/tmp/fastcgi;
-    uwsgi_temp_path $NG/tmp/uwsgi; scgi_temp_path $NG/tmp/scgi;
+. "$(dirname "$0")/nginx.sh"
+PORT=$(free_port)
+SLOWPORT=$(free_port)
+start_nginx "$SYNCW/nginx" "    log_format bench '\$request_uri \$status \$body_bytes_sent \"\$http_range\"';
+    access_log $SYNCW/nginx/logs/access.log bench;
     sendfile on;
     server { listen 127.0.0.1:$PORT; root $SITE; location / { } }
     # The same folder at 50 MB/s per connection.
-    server { listen 127.0.0.1:$SLOWPORT; root $SITE; location / { limit_rate 50m; } }
-}
-CONF
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-"$NGINX" -c "$NG/nginx.conf" -p "$NG" || die "nginx did not start"
-trap 'kill "$(cat "$NG/nginx.pid" 2>/dev/null)" 2>/dev/null' EXIT
+    server { listen 127.0.0.1:$SLOWPORT; root $SITE; location / { limit_rate 50m; } }"
+trap stop_nginx EXIT
 URL=http://127.0.0.1:$PORT/catalog.json
 PKGURL=http://127.0.0.1:$PORT/$ID/1.1.pkg
 

@@ -37,28 +37,14 @@ mkdir -p "$WORK/site" "$WORK/out"
 [ -s "$WORK/site/big.bin" ] || head -c $((256 << 20)) /dev/urandom > "$WORK/site/big.bin"
 [ -s "$WORK/site/mid.bin" ] || head -c $((64 << 20)) /dev/urandom > "$WORK/site/mid.bin"
 
-PORT=$("$PY" -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])')
-NG=$WORK/nginx; mkdir -p "$NG/tmp" "$NG/logs"
-cat > "$NG/nginx.conf" <<CONF
-daemon on;
-worker_processes 1;
-pid $NG/nginx.pid;
-error_log $NG/logs/error.log;
-$( [ "$(id -u)" = 0 ] && echo "user root;" )
-events { worker_connections 64; }
-http {
-    access_log off;
-    client_body_temp_path $NG/tmp/body; proxy_temp_path $NG/tmp/proxy; fastcgi_temp_path $NG/tmp/fastcgi;
-    uwsgi_temp_path $NG/tmp/uwsgi; scgi_temp_path $NG/tmp/scgi;
+. "$(dirname "$0")/nginx.sh"
+PORT=$(free_port)
+start_nginx "$WORK/nginx" "    access_log off;
     sendfile on;
-    server { listen 127.0.0.1:$PORT; root $WORK/site; location / { } }
-}
-CONF
-NGINX=$(command -v nginx || echo /usr/sbin/nginx)
-"$NGINX" -c "$NG/nginx.conf" -p "$NG" || die "nginx did not start"
+    server { listen 127.0.0.1:$PORT; root $WORK/site; location / { } }"
 REPRO_PID=
 cleanup() {
-    kill "$(cat "$NG/nginx.pid" 2>/dev/null)" 2>/dev/null
+    stop_nginx
     [ -z "$REPRO_PID" ] || kill "$REPRO_PID" 2>/dev/null
     rm -rf "$WORK/out" "$WORK/docs-"*
 }

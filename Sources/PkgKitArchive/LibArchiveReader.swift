@@ -4,7 +4,7 @@ import PkgKit
 
 /// Reads xar, zip, tar and cpio archives through libarchive, detected by content.
 ///
-/// libarchive 3.6.2 has xar traps this class absorbs (see FORMATS.md §5): a checksum
+/// libarchive 3.6.2 has xar traps this class absorbs (see docs/format.md): a checksum
 /// failure arrives as `ARCHIVE_FAILED` only at an entry's end; an OK block of zero bytes
 /// before the declared size means a broken stream, not progress; and the offset it reports
 /// is wrong at an entry's end, so bytes are counted here.

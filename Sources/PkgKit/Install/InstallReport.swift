@@ -1,4 +1,4 @@
-/// The result of one install: `pkgtool extract --json` (SPEC section 5).
+/// The result of one install: `pkgtool extract --json` (docs/json.md).
 public struct InstallReport: Sendable, Encodable {
     public var status: InstallStatus
     @Nullable public var productIdentifier: String?

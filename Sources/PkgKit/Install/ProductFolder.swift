@@ -88,7 +88,7 @@ final class ProductFolder: @unchecked Sendable {
         close(descriptor)
     }
 
-    /// Creates the Documents folder, with its missing parents (SPEC section 3: every command
+    /// Creates the Documents folder, with its missing parents (docs/commands.md: every command
     /// creates the missing parents of an output path it was given).
     static func ensureFolder(_ documents: String) throws {
         var info = stat()

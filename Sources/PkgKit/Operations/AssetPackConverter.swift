@@ -1,7 +1,7 @@
 import Foundation
 
 /// Turns hosted In-App Purchase content packages into Background Assets asset packs, ready for
-/// Apple's `xcrun ba-package` (SPEC section 8, `pkgtool convert --to background-assets`).
+/// Apple's `xcrun ba-package` (docs/background-assets.md, `pkgtool convert --to background-assets`).
 ///
 /// For each product it writes `OUT/<packID>/` (the package's ContentInfo.plist and its
 /// Contents/ tree, byte for byte) and `OUT/<packID>.json` (the ba-package manifest), and

@@ -32,7 +32,7 @@ public struct ConvertOptions: Sendable {
     }
 }
 
-/// One asset pack written by `convert` (SPEC section 8's JSON `packs`).
+/// One asset pack written by `convert` (the JSON `packs` of docs/background-assets.md).
 public struct ConvertedPack: Sendable, Codable, Equatable {
     /// The product the pack comes from.
     public var productIdentifier: String

@@ -41,7 +41,7 @@ public struct CreateRequest: Sendable {
     }
 }
 
-/// What `create` did (the JSON shape of SPEC section 5).
+/// What `create` did (the JSON shape of docs/json.md).
 public struct CreateResult: Sendable, Codable {
     /// The package written, or nil when errors stopped it.
     @Nullable public var output: String?

@@ -1,6 +1,6 @@
 import Foundation
 
-/// `inspect`'s report (SPEC section 5).
+/// `inspect`'s report (docs/json.md).
 public struct InspectReport: Sendable, Codable {
     /// One entry in `--files`.
     public struct File: Sendable, Codable {
@@ -13,7 +13,7 @@ public struct InspectReport: Sendable, Codable {
 
     public var path: String
     @Nullable public var format: PackageFormat?
-    /// The one folder the package comes wrapped in (SPEC section 1), nil when it has none.
+    /// The one folder the package comes wrapped in (docs/format.md), nil when it has none.
     @Nullable public var wrapper: String? = nil
     @Nullable public var productIdentifier: String?
     @Nullable public var contentVersion: String?

@@ -1,9 +1,9 @@
-/// One package in `validate`'s report (SPEC section 5).
+/// One package in `validate`'s report (docs/json.md).
 public struct PackageReport: Sendable, Codable {
     public var path: String
     public var valid: Bool
     @Nullable public var format: PackageFormat?
-    /// The one folder the package comes wrapped in (SPEC section 1), nil when it has none.
+    /// The one folder the package comes wrapped in (docs/format.md), nil when it has none.
     @Nullable public var wrapper: String?
     @Nullable public var productIdentifier: String?
     @Nullable public var contentVersion: String?
@@ -67,7 +67,7 @@ public enum DiffVerdict: String, Sendable, Codable {
     case invalid
 }
 
-/// `diff`'s report (SPEC section 5).
+/// `diff`'s report (docs/json.md).
 public struct DiffReport: Sendable, Codable {
     /// One side: its path, product id and version, and its errors when it is invalid.
     public struct Side: Sendable, Codable {

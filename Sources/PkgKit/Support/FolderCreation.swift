@@ -8,8 +8,8 @@ struct FolderCreationError: Error, Sendable {
 
 /// Creates the folder `path` and whichever of its parents are missing (as `mkdir -p`, mode 0755);
 /// returns the folders it created, outermost first, so that a caller that gives up can remove
-/// them again. Every command creates the missing parents of an output path it was given (SPEC
-/// section 3).
+/// them again. Every command creates the missing parents of an output path it was given (docs/commands.md
+/// ).
 @discardableResult
 func createFolders(_ path: String) throws(FolderCreationError) -> [String] {
     var missing: [String] = []

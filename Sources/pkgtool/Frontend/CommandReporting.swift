@@ -15,7 +15,7 @@ import PkgKit
 /// command's report (`report(for:)`) with `--json`, or one line naming `subject` without, and
 /// whose disposition gives the exit status.
 protocol CommandReporting: ParsableCommand {
-    /// The JSON shape of the command's report (SPEC section 5).
+    /// The JSON shape of the command's report (docs/json.md).
     associatedtype Report: Encodable & StatusReporting
     /// The root command, holding `--json` and `--quiet` given before the command name.
     var root: Pkgtool { get }

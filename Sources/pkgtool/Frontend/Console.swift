@@ -32,7 +32,7 @@ enum Console {
         }
     }
 
-    /// One diagnostic as a line that names the file it concerns (SPEC section 3):
+    /// One diagnostic as a line that names the file it concerns (docs/commands.md):
     /// `severity[code] FILE: message` for the package (or input) as a whole, and for an entry
     /// `severity[code] ENTRY: message`, or `severity[code] FILE ENTRY: message` when `several`
     /// packages are in play. A diagnostic whose path is the file itself names it once.

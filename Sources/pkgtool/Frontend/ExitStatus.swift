@@ -1,7 +1,7 @@
 import ArgumentParser
 import PkgKit
 
-/// An exit status of SPEC section 4, and the one place where what a command ends with (a report
+/// An exit status of docs/exit-codes.md, and the one place where what a command ends with (a report
 /// or an error) becomes one. PkgKit says only whether something was refused or failed
 /// (`ErrorDisposition`); the numbers are the command line's.
 struct ExitStatus: Hashable, Sendable, CustomStringConvertible {
@@ -108,7 +108,7 @@ extension ConvertReport: StatusReporting {
 }
 
 extension SyncCommandReport: StatusReporting {
-    /// SPEC section 7: 0 installed or unchanged, 1 refused (refusal wins), 2 failed; with
+    /// docs/sync.md: 0 installed or unchanged, 1 refused (refusal wins), 2 failed; with
     /// `--check`, 3 when updates are available and nothing was refused or failed.
     var exitStatus: ExitStatus {
         let outcome: SyncOutcome
@@ -126,7 +126,7 @@ extension SyncCommandReport: StatusReporting {
 }
 
 extension PublishReport: StatusReporting {
-    /// SPEC section 7: 0 published or unchanged, 1 refused, 2 could not be done.
+    /// docs/sync.md: 0 published or unchanged, 1 refused, 2 could not be done.
     var exitStatus: ExitStatus {
         switch status {
         case .published, .unchanged: return .success

@@ -91,7 +91,7 @@ enum ExtractReport: Encodable {
     }
 }
 
-/// `extract --json` when the install could not be done at all (SPEC section 5's shape).
+/// `extract --json` when the install could not be done at all (its shape in docs/json.md).
 struct FailedInstall: Encodable {
     let status = "failed"
     @Nullable var productIdentifier: String? = nil

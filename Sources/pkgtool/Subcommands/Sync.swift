@@ -53,7 +53,7 @@ extension Pkgtool {
 
         var subject: String { source }
         var leftWhenInterrupted: String { "the previous versions stay current (a download in progress resumes next time)" }
-        /// SPEC section 7: stopped within 2 seconds in every state.
+        /// docs/sync.md: stopped within 2 seconds in every state.
         var interruptionGrace: Double { 1.5 }
 
         func validate() throws {

@@ -1,4 +1,4 @@
-/// One check of SPEC section 2 over the facts of a package.
+/// One check of docs/diagnostics.md over the facts of a package.
 public protocol Rule: Sendable {
     /// The findings for `package`; empty when the rule is satisfied.
     func check(_ package: PackageFacts, _ context: RuleContext) -> [Diagnostic]
@@ -60,7 +60,7 @@ public struct PreviousPackage: Sendable {
 
 /// The rules every command shares, in the order their findings are reported.
 public enum Rules {
-    /// Every rule of SPEC section 2 that judges package content.
+    /// Every rule of docs/diagnostics.md that judges package content.
     public static let all: [any Rule] = [
         BadExtensionRule(),
         SizeLimitRule(),

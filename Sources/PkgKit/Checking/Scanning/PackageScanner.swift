@@ -118,7 +118,7 @@ public struct PackageScanner {
                         facts.stoppedAtSizeLimit = true
                         return
                     }
-                    // ContentInfo.plist is not payload (SPEC section 1): its own bound is
+                    // ContentInfo.plist is not payload (docs/format.md): its own bound is
                     // `maxContentInfoBytes`, so only while it is read does it count here.
                     if isContentInfo { totalRead -= fact.size }
                 } else {

@@ -1,7 +1,7 @@
 import Foundation
 
-/// The list of published packages at the root of a published folder: `catalog.json` (SPEC
-/// section 7). Parse one with `Catalog(data:)`, write one with `encoded()`.
+/// The list of published packages at the root of a published folder: `catalog.json` (docs/catalog.md
+/// ). Parse one with `Catalog(data:)`, write one with `encoded()`.
 ///
 /// The value keeps products and versions in the order it was given; `encoded()` always writes
 /// products sorted by identifier and versions newest first, so equal catalogs give equal bytes.
@@ -15,7 +15,7 @@ public struct Catalog: Sendable, Equatable {
     /// The file beside the catalog where pkgtool before signature files named by digest kept
     /// the one signature: no longer read nor written; `publish --sign` removes it.
     public static let legacySignatureFileName = "catalog.json.sig"
-    /// The largest catalog accepted (64 MiB, SPEC section 7): a bigger body is cut off and refused
+    /// The largest catalog accepted (64 MiB, docs/catalog.md): a bigger body is cut off and refused
     /// (`invalid-catalog`) before it is parsed, so a hostile or broken server cannot make a client
     /// hold an endless catalog in memory.
     public static let maximumBytes = 64 << 20
@@ -37,7 +37,7 @@ public struct Catalog: Sendable, Equatable {
 /// One product of a catalog: its identifier, the version clients should have, and every
 /// version still published.
 public struct CatalogProduct: Sendable, Equatable {
-    /// The IAPProductIdentifier (SPEC section 1's format).
+    /// The IAPProductIdentifier (its format is in docs/format.md).
     public var productIdentifier: String
     /// The version clients should have; always one of `versions`.
     public var latest: ContentVersion

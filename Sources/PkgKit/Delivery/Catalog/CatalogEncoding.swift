@@ -3,7 +3,7 @@ import Foundation
 extension Catalog {
     /// The catalog's bytes, which depend only on its entries: products sorted by identifier
     /// (bytewise), versions newest first (numeric ContentVersion order), keys in the order of
-    /// SPEC section 7's example, two-space indentation, a trailing newline; no times, no host
+    /// the example in docs/catalog.md, two-space indentation, a trailing newline; no times, no host
     /// names. Equal catalogs give equal bytes whatever the order they were built in.
     public func encoded() -> Data {
         var out = "{\n"

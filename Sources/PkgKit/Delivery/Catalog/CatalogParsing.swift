@@ -3,7 +3,7 @@ import Foundation
 extension Catalog {
     /// Parses `catalog.json`'s bytes, refusing as a whole anything that is not the catalog's
     /// shape: not JSON (an HTML error page, a truncated file), another `format` or
-    /// `formatVersion`, a product identifier or version that breaks SPEC section 1's formats, a
+    /// `formatVersion`, a product identifier or version that breaks the formats of docs/format.md, a
     /// sha256 that is not 64 hex digits, a negative size or count, a `latest` that is not among
     /// the versions, a product or version listed twice, a `url` that is neither relative nor
     /// http(s), or more than `Catalog.maximumBytes`. Keys it does not know are ignored.

@@ -1,7 +1,7 @@
 import Crypto
 import Foundation
 
-/// A catalog's signature file, `signatures/<sha256>.sig` beside `catalog.json` (SPEC section 7):
+/// A catalog's signature file, `signatures/<sha256>.sig` beside `catalog.json` (docs/catalog.md):
 /// `<sha256>` is the lowercase hex SHA-256 of the exact catalog bytes it signs, and the file holds
 /// one line per signing key, each the base64 Ed25519 signature of those bytes.
 ///

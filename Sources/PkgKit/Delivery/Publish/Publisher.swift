@@ -26,8 +26,8 @@ public struct PublishOptions: Sendable {
     }
 }
 
-/// Turns packages into a published folder that any static web server can serve (SPEC section
-/// 7): `DIR/<IAPProductIdentifier>/<ContentVersion>.pkg` plus `DIR/catalog.json` (and, when
+/// Turns packages into a published folder that any static web server can serve
+/// (docs/publishing.md): `DIR/<IAPProductIdentifier>/<ContentVersion>.pkg` plus `DIR/catalog.json` (and, when
 /// signing, `DIR/signatures/<sha256 of catalog.json>.sig`).
 ///
 /// Every package is validated, and every immutability rule judged, before anything is written:

@@ -11,7 +11,7 @@ import Foundation
 struct SignatureHistory: Sendable, Equatable {
     /// The record's name inside `signatures/`. Clients never fetch it.
     static let fileName = "order.txt"
-    /// How many signature files publish keeps (SPEC section 7).
+    /// How many signature files publish keeps (docs/publishing.md).
     static let kept = 32
 
     /// Signature file digests (names without `.sig`), oldest first.

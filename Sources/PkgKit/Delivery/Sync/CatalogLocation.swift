@@ -20,7 +20,7 @@ public enum CatalogLocation {
         }
     }
 
-    /// The catalog's URL for `source` (SPEC section 7): an `http(s)://` URL whose path ends in
+    /// The catalog's URL for `source` (docs/sync.md): an `http(s)://` URL whose path ends in
     /// `.json` as it is, any other names the published folder (with or without a trailing
     /// slash) and gets `catalog.json` added; a `file://` URL or a local path likewise, where a
     /// folder means the `catalog.json` in it. Relative paths count from `directory`. A package

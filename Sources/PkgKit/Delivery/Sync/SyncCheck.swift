@@ -1,6 +1,6 @@
 import Foundation
 
-/// One product as `sync --check` reports it: what a sync would do (SPEC section 7).
+/// One product as `sync --check` reports it: what a sync would do (docs/sync.md).
 public struct ProductCheck: Sendable, Encodable, Equatable {
     /// The product.
     public var productIdentifier: String

@@ -1,6 +1,6 @@
 import Foundation
 
-/// Brings a Documents folder up to date from a published catalog (SPEC section 7): the on-device
+/// Brings a Documents folder up to date from a published catalog (docs/sync.md): the on-device
 /// half that StoreKit's SKDownload used to be, and the engine of `pkgtool sync`.
 ///
 /// For each product: the catalog's latest version, when newer than the installed record, is

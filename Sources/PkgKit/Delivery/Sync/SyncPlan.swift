@@ -130,7 +130,7 @@ extension SyncPlan {
             + (more > 0 ? " and \(more) more" : "") + ": check the identifier, or publish it first"
     }
 
-    /// The plan for `situation` (SPEC section 7's rules, in order).
+    /// The plan for `situation` (the rules of docs/sync.md, in order).
     public static func make(_ situation: SyncSituation) -> SyncPlan {
         let id = situation.productIdentifier
         guard let product = situation.product else {

@@ -14,7 +14,7 @@ public enum SyncStatus: String, Sendable, Codable {
     case failed
 }
 
-/// One product's outcome (`pkgtool sync --json`, SPEC section 7).
+/// One product's outcome (`pkgtool sync --json`, docs/sync.md).
 public struct ProductSyncResult: Sendable, Encodable, Equatable {
     /// The product.
     public var productIdentifier: String
@@ -93,7 +93,7 @@ public struct SyncReport: Sendable, Encodable, Equatable {
         self.diagnostics = diagnostics
     }
 
-    /// SPEC section 7: every product installed or unchanged is a success; any refusal (a bad
+    /// docs/sync.md: every product installed or unchanged is a success; any refusal (a bad
     /// signature, an invalid catalog, an unknown product, a package that is not its entry) makes
     /// the sync refused, since it needs a person; otherwise any failure makes it failed.
     public var outcome: SyncOutcome {

@@ -12,7 +12,7 @@ public protocol DiagnosableError: Error {
     var disposition: ErrorDisposition { get }
 }
 
-/// What kind of "no" an error is (SPEC section 4: refusals exit 1, failures exit 2).
+/// What kind of "no" an error is (docs/exit-codes.md: refusals exit 1, failures exit 2).
 public enum ErrorDisposition: String, Sendable, Codable {
     /// The input was judged and refused.
     case refused

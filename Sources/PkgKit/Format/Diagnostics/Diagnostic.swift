@@ -11,7 +11,7 @@ public enum Severity: String, Codable, Sendable, Comparable {
 /// One finding about a package: a stable code, a severity, the archive path concerned and a
 /// one-line message that says what is wrong and what to do.
 public struct Diagnostic: Codable, Sendable, Equatable, Hashable {
-    /// The stable kebab-case code from SPEC section 2.
+    /// The stable kebab-case code from docs/diagnostics.md.
     public var code: DiagnosticCode
     /// `error` or `warning`.
     public var severity: Severity

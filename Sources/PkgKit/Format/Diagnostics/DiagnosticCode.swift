@@ -1,4 +1,4 @@
-/// Every diagnostic code of SPEC sections 2 and 7. The raw value is what scripts see.
+/// Every diagnostic code of docs/diagnostics.md. The raw value is what scripts see.
 public enum DiagnosticCode: String, Codable, Sendable, CaseIterable {
     case badExtension = "bad-extension"
     case unreadableArchive = "unreadable-archive"
@@ -55,7 +55,7 @@ public enum DiagnosticCode: String, Codable, Sendable, CaseIterable {
         self == .unreadableInput || self == .ioError ? .failed : .refused
     }
 
-    /// The severity SPEC section 2 gives this code.
+    /// The severity docs/diagnostics.md gives this code.
     public var defaultSeverity: Severity {
         switch self {
         case .danglingSymlink, .caseCollision, .codeBundle, .junkFile, .contentUnchanged, .unknownKey, .installedNewer:

@@ -1,6 +1,6 @@
 /// An optional that a report's JSON always carries: `nil` is written as `null`, never left out.
 ///
-/// SPEC section 5 says absent values are `null`, while `Codable`'s synthesised encoding drops the
+/// docs/json.md says absent values are `null`, while `Codable`'s synthesised encoding drops the
 /// key of a nil optional. Marking such a property `@Nullable` keeps the synthesised
 /// `Codable` conformance and writes the key either way; reading accepts `null` and a missing key
 /// alike. Any report type, of any layer, uses it the same way:

@@ -39,7 +39,7 @@ public struct PackageFacts: Sendable {
     public var archiveName: String?
     /// The package file's size on disk.
     public var archiveBytes: Int64?
-    /// The one folder the package comes wrapped in (SPEC section 1), nil when it has none. Paths
+    /// The one folder the package comes wrapped in (docs/format.md), nil when it has none. Paths
     /// in `entries` are relative to the package root, inside the wrapper.
     public var wrapper: String?
     /// Every entry in the order read.

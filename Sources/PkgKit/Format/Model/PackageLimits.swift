@@ -1,7 +1,7 @@
 /// The bounds every reader enforces, so that no declared value in an archive can make pkgtool
 /// use unbounded memory or time.
 public struct PackageLimits: Sendable {
-    /// The largest archive file and the largest total unpacked payload (SPEC: 2 GiB).
+    /// The largest archive file and the largest total unpacked payload (2 GiB).
     public var maxSize: Int64
     /// The most entries a package may hold.
     public var maxEntries: Int = 1_000_000

@@ -1,5 +1,5 @@
 /// A container, recognised by its own signature and never by elimination: random bytes are not
-/// "tar" (SPEC section 2, `unreadable-archive`).
+/// "tar" (docs/diagnostics.md, `unreadable-archive`).
 public enum ContainerSignature: String, Sendable {
     /// `xar!` magic.
     case xar

@@ -13,7 +13,7 @@ public enum PackageOpener {
     /// Opens the folder or archive file at `path`. Missing or unreadable input throws
     /// `ReadError.io`; a file that is no package (or one only `ArchiveSupport` reads, when none is
     /// registered) is returned with an `unreadable-archive` failure. A package wrapped in one
-    /// folder (SPEC section 1) is read from that folder, named in `facts.wrapper`.
+    /// folder (docs/format.md) is read from that folder, named in `facts.wrapper`.
     public static func open(_ path: String, limits: PackageLimits = PackageLimits()) throws -> Opened {
         try open(path, limits: limits, memo: nil)
     }

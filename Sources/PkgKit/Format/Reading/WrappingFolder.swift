@@ -1,6 +1,6 @@
 import Foundation
 
-/// One wrapping folder (SPEC section 1): when an archive's (or a Payload's) root holds exactly
+/// One wrapping folder (docs/format.md): when an archive's (or a Payload's) root holds exactly
 /// one folder and nothing else, and that folder holds `ContentInfo.plist`, that folder is the
 /// package root. A zip made by Finder or `zip -r` of a content folder, or an installer Payload
 /// that wraps the content in a folder named after the Xcode target, then reads like the bare

@@ -1,5 +1,5 @@
 /// The fixed header at the start of a xar in the standard layout: 28 bytes, big-endian, `xar!`
-/// first. A longer header would move the TOC, and pkgtool reads only this layout (FORMATS.md §1).
+/// first. A longer header would move the TOC, and pkgtool reads only this layout (docs/format.md).
 struct XarHeader: Equatable, Sendable {
     /// The header's bytes, and where the compressed TOC starts.
     static let size = 28

@@ -3,7 +3,7 @@ import Foundation
 
 /// Writes a xar archive of our own making, byte-for-byte reproducible: ids 1..N in depth-first
 /// order, heap data in the same order, fixed modes, owners and times, sha1 everywhere
-/// (the one checksum both libarchive and Apple's xar verify). See FORMATS.md §2–4.
+/// (the one checksum both libarchive and Apple's xar verify). See docs/format.md.
 ///
 /// libarchive's own xar writer stamps the time of day and inode numbers into the TOC, so two
 /// builds of one tree would differ; hence this writer.
