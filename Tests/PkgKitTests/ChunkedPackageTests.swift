@@ -7,8 +7,8 @@ import TestSupport
 /// stored bytes decode on their own, and that other xar readers read them as any package.
 @Suite(.offThePool, .timeLimit(.minutes(3))) struct ChunkedPackageTests {
     let scratch: Scratch
-    let text = compressibleText(3 << 20, seed: 11)
-    let noise = randomData(1_500_000)
+    let text = compressibleText(5 << 20, seed: 11)
+    let noise = randomData(4_500_000)
 
     init() throws { scratch = try Scratch() }
 

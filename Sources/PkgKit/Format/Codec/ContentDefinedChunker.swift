@@ -12,7 +12,8 @@ public struct ChunkParameters: Sendable, Equatable {
     /// a full flush every 256 KiB on average costs compressed data about half a percent (128 KiB
     /// cost twice that).
     public static let standard = ChunkParameters(minimumSize: 64 << 10, averageSize: 256 << 10, maximumSize: 1 << 20)
-    /// Files smaller than this are not chunked: a changed one is fetched whole, as cheaply.
+    /// Files smaller than this are never chunked: a changed one is fetched whole, as cheaply
+    /// (larger ones that a level compresses in one call are not either; see `ChunkedFileEncoder`).
     public static let smallestChunkedFile: Int64 = 1 << 20
     /// The largest chunk any table may declare: a client holds one chunk in memory at a time.
     static let largestChunk = 4 << 20

@@ -9,8 +9,13 @@ struct ChunkedFileEncoder {
     var encoder: FileEncoder
     var parameters = ChunkParameters.standard
 
-    /// Whether `item` is chunked.
-    static func wants(_ item: SourceItem) -> Bool { item.size >= ChunkParameters.smallestChunkedFile }
+    /// Whether `item` is chunked: a file of at least `smallestChunkedFile` bytes that `profile`
+    /// streams anyway. One it compresses in a single libdeflate call (up to 4 MiB at the default
+    /// level) stays whole: libdeflate makes it smaller than a flushed zlib stream would, and a
+    /// changed one costs at most that much to fetch.
+    static func wants(_ item: SourceItem, profile: DeflateProfile) -> Bool {
+        item.size >= ChunkParameters.smallestChunkedFile && item.size > profile.wholeLimit
+    }
 
     /// Encodes `item`, reading it in `scratch.buffer`-sized pieces. The compressed bytes always
     /// go to a scratch file: these files are a megabyte or more.

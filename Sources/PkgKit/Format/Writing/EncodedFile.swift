@@ -108,7 +108,7 @@ struct FileEncoder {
 
     /// Encodes one file with `scratch`'s buffers and compressors.
     func encode(_ item: SourceItem, scratch: EncoderScratch) throws -> EncodedFile {
-        if chunking, ChunkedFileEncoder.wants(item) {
+        if chunking, ChunkedFileEncoder.wants(item, profile: profile) {
             return try ChunkedFileEncoder(encoder: self).encode(item, scratch: scratch)
         }
         if mode != .none, item.size <= profile.wholeLimit, item.size > 0, let buffers = scratch.wholeBuffers() {
