@@ -79,12 +79,12 @@ test-deps:
 	@bash scripts/deps.sh test
 
 build: deps
-	@$(BUILDING) "pkgtool (release) into $(RELEASE_BIN)" $(RELEASE_BIN) 10 -- \
+	@$(BUILDING) "pkgtool (release) into $(RELEASE_BIN)" $(RELEASE_BIN) 12 -- \
 	    $(SWIFT) build -c release -q --product pkgtool $(RELEASE_FLAGS) $(SWIFT_BUILD_FLAGS)
 
 # The whole suite in one pass, said before it runs; its full output goes to build/logs/.
 test: test-deps
-	@$(BUILDING) "pkgtool and the tests (debug)" $(DEBUG_BIN) 6 -- $(SWIFT) build --build-tests -q $(SWIFT_BUILD_FLAGS)
+	@$(BUILDING) "pkgtool and the tests (debug)" $(DEBUG_BIN) 10 -- $(SWIFT) build --build-tests -q $(SWIFT_BUILD_FLAGS)
 	@$(MAKE) --no-print-directory man MAN_CONFIG=debug
 	@$(TESTING) suite "Running the test suite (a few minutes: end-to-end tests run the binary on real packages and real servers)" -- \
 	    $(SWIFT) test --skip-build $(SWIFT_TEST_FLAGS)

@@ -49,16 +49,21 @@ track() {
     done < <(sed -n "$((read_lines + 1)),${complete}p" "$log")
     read_lines=$complete
 }
-# The tests running for more than $every seconds, longest first: "name (N s), ..." (five of
-# them at most: swift-testing starts many tests at once, and they wait for one another).
+# The tests running for more than $every seconds, longest first: "name (N s), ..." -- once at
+# most five are left running. swift-testing starts every test at once and they wait for one
+# another, so until then a name says nothing; a test that holds the run up is named as soon as
+# the others are done, and before that the count of tests still running is given.
 slow() {
     local name
     [ "$tracking" = 1 ] || return 0
+    if [ "${#since[@]}" -gt 5 ]; then
+        echo "${#since[@]} still running"
+        return 0
+    fi
     for name in "${!since[@]}"; do
         [ $((SECONDS - since[$name])) -gt "$every" ] && printf '%s\t%s\n' $((SECONDS - since[$name])) "$name"
     done | sort -rn | awk -F '\t' '
-        NR <= 5 { printf "%s%s (%d s)", (NR > 1 ? ", " : ""), $2, $1 }
-        END { if (NR > 5) printf " and %d more", NR - 5 }'
+        { printf "%s%s (%d s)", (NR > 1 ? ", " : "running for over '"$every"' s: "), $2, $1 }'
 }
 
 echo "==> $what"
@@ -71,7 +76,7 @@ while kill -0 "$pid" 2>/dev/null; do
     track
     if [ $((SECONDS - start)) -ge "$next" ]; then
         long=$(slow)
-        echo "    ... $((SECONDS - start)) s, $(finished) tests done${long:+; running for over $every s: $long}"
+        echo "    ... $((SECONDS - start)) s, $(finished) tests done${long:+; $long}"
         next=$((next + every))
     fi
 done

@@ -15,8 +15,8 @@ logs=${BUILD_LOGS:-build/logs}
 if [ -e "$binary" ]; then
     echo "==> Building $what"
 else
-    echo "==> Building $what. A first build also compiles swift-crypto, swift-argument-parser and"
-    echo "    swift-system: about $minutes minutes on 2 cores; later builds take seconds."
+    echo "==> Building $what. A first build also compiles its dependencies (SwiftNIO, BoringSSL, swift-crypto...):"
+    echo "    about $minutes minutes on 2 cores; later builds take seconds."
 fi
 bash scripts/quietly.sh "$logs/resolve.log" "$swift" package resolve || exit $?
 # Every static link (--static-swift-stdlib) prints the linker's "…libFoundationEssentials.a(…):
