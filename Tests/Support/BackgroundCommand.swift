@@ -79,7 +79,7 @@ public final class BackgroundCommand: @unchecked Sendable {
 /// Waits until `condition` holds, looking again every millisecond, for at most `seconds`;
 /// returns whether it holds. What tests wait on instead of sleeping for a guessed time.
 @discardableResult
-public func waitUntil(seconds: Double = 60, _ condition: () -> Bool) -> Bool {
+public func waitUntil(seconds: Double = 180, _ condition: () -> Bool) -> Bool {
     let deadline = Date().addingTimeInterval(seconds)
     while !condition() {
         guard Date() < deadline else { return false }
