@@ -22,6 +22,10 @@ final class Deflater {
         try run(input, flush: Z_NO_FINISH_MARKER, sink: sink)
     }
 
+    func flush(sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        try run(UnsafeRawBufferPointer(start: nil, count: 0), flush: Z_FULL_FLUSH, sink: sink)
+    }
+
     /// Ends the stream, handing the last blocks to `sink`.
     func finish(sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         try run(UnsafeRawBufferPointer(start: nil, count: 0), flush: Z_FINISH, sink: sink)

@@ -68,6 +68,18 @@ final class FastDeflater: StreamDeflater {
         #endif
     }
 
+    func flush(sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+        #if canImport(CIsal)
+        stream.pointee.next_in = nil
+        stream.pointee.avail_in = 0
+        stream.pointee.flush = UInt16(FULL_FLUSH)
+        repeat {
+            try run(sink)
+        } while stream.pointee.avail_out == 0
+        stream.pointee.flush = UInt16(NO_FLUSH)
+        #endif
+    }
+
     func finish(sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         #if canImport(CIsal)
         stream.pointee.next_in = nil

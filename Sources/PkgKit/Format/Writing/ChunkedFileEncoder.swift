@@ -29,7 +29,7 @@ struct ChunkedFileEncoder {
             let sample = UnsafeRawBufferPointer(rebasing: buffer[0..<min(filled, FileEncoder.sampleBytes)])
             compress = try FileEncoder.compressedSize(sample, scratch: scratch) < Int(Double(sample.count) * FileEncoder.worthwhileRatio)
         }
-        let deflater = compress ? ChunkDeflater(level: encoder.profile.level) : nil
+        let deflater = compress ? encoder.profile.makeStreamDeflater() : nil
         let spill = compress ? try FileOutput.anonymous(in: encoder.scratchDirectory) : nil
         var archived = Insecure.SHA1(), extracted = Insecure.SHA1()
         var length: Int64 = 0, size: Int64 = 0
