@@ -22,7 +22,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         // HTTPS: trust roots beyond the system's, and why a server's certificate did not verify.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        .package(url: "https://github.com/apple/swift-certificates", from: "1.21.1"),
         // `make docs` only: the DocC plugin (a command plugin, built when it is run).
         .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
@@ -63,7 +62,6 @@ let package = Package(
                 .product(name: "NIOFoundationCompat", package: "swift-nio", condition: .when(platforms: [.linux])),
                 .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: [.linux])),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(platforms: [.linux])),
-                .product(name: "X509", package: "swift-certificates", condition: .when(platforms: [.linux])),
             ],
             // The layer table that LayeringTests holds the sources to.
             exclude: ["README.md"]),

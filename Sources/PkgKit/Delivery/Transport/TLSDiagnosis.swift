@@ -3,8 +3,6 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
-internal import SwiftASN1
-import X509
 
 /// Why a TLS connection failed, found out after the fact. The TLS library says only that a
 /// certificate did not verify; to say why (expired, another host's, an unknown authority), a
@@ -55,16 +53,16 @@ enum TLSDiagnosis {
 
     /// `judge` of a chain of DER certificates, leaf first; one that cannot be read is left out.
     static func judge(der chain: [[UInt8]], host: String, now: Date) -> TLSFailure {
-        judge(chain.compactMap { try? Certificate(derEncoded: $0) }, host: host, now: now)
+        judge(chain.compactMap { try? CertificateNames(der: $0) }, host: host, now: now)
     }
 
     /// What is wrong with `chain` (leaf first) for `host` at `now`, in the order a person fixes
     /// it: the server's own certificate's dates, then its names, then the rest of the chain's
     /// dates; a chain with none of these wrong leads to no trusted authority.
-    static func judge(_ chain: [Certificate], host: String, now: Date) -> TLSFailure {
+    static func judge(_ chain: [CertificateNames], host: String, now: Date) -> TLSFailure {
         guard let leaf = chain.first else { return .unverified }
         if let dates = dateProblem(leaf, now: now) { return dates }
-        let names = hostNames(of: leaf)
+        let names = leaf.hostNames
         if !names.contains(where: { matches(host: host, name: $0) }) { return .otherHost(names: names) }
         for certificate in chain.dropFirst() {
             if let dates = dateProblem(certificate, now: now) { return dates }
@@ -72,33 +70,10 @@ enum TLSDiagnosis {
         return .unknownIssuer
     }
 
-    private static func dateProblem(_ certificate: Certificate, now: Date) -> TLSFailure? {
-        if certificate.notValidAfter < now { return .expired(notAfter: certificate.notValidAfter) }
-        if certificate.notValidBefore > now { return .notYetValid(notBefore: certificate.notValidBefore) }
+    private static func dateProblem(_ certificate: CertificateNames, now: Date) -> TLSFailure? {
+        if certificate.notAfter < now { return .expired(notAfter: certificate.notAfter) }
+        if certificate.notBefore > now { return .notYetValid(notBefore: certificate.notBefore) }
         return nil
-    }
-
-    /// The DNS names and IP addresses the certificate is for; its common name when it has no
-    /// subject alternative names (as the TLS library falls back to it).
-    static func hostNames(of certificate: Certificate) -> [String] {
-        var names: [String] = []
-        if let alternatives = try? certificate.extensions.subjectAlternativeNames {
-            for name in alternatives {
-                switch name {
-                case .dnsName(let dns): names.append(dns)
-                case .ipAddress(let address): names.append(ipText(Array(address.bytes)))
-                default: break
-                }
-            }
-        }
-        if names.isEmpty {
-            for rdn in certificate.subject {
-                for attribute in rdn where attribute.type == .RDNAttributeType.commonName {
-                    names.append(attribute.value.description)
-                }
-            }
-        }
-        return names
     }
 
     /// True when `name` (possibly `*.example.com`, one label wide) names `host`.
@@ -107,13 +82,6 @@ enum TLSDiagnosis {
         if name == host { return true }
         guard name.hasPrefix("*."), let dot = host.firstIndex(of: ".") else { return false }
         return host[dot...] == name.dropFirst()
-    }
-
-    private static func ipText(_ bytes: [UInt8]) -> String {
-        if bytes.count == 4 { return bytes.map(String.init).joined(separator: ".") }
-        guard bytes.count == 16 else { return bytes.map { String($0, radix: 16) }.joined(separator: ":") }
-        return stride(from: 0, to: 16, by: 2).map { String(UInt16(bytes[$0]) << 8 | UInt16(bytes[$0 + 1]), radix: 16) }
-            .joined(separator: ":")
     }
 
     /// The chain the server presents in a handshake that is refused at its verification step
