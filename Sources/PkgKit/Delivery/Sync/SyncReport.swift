@@ -30,8 +30,8 @@ public struct ProductSyncResult: Sendable, Encodable, Equatable {
     public var delta: Bool
     /// Bytes of package data received for this product.
     public var bytesDownloaded: Int64
-    /// Check only: what a sync would download, the header, TOC and the changed files' stored
-    /// bytes for a delta, else the package size; 0 when nothing would be (and in a sync).
+    /// Check only: what a sync would download, that is the header, TOC and the changed files'
+    /// stored bytes for a delta, else the package size; 0 when nothing would be, and in a sync.
     public var bytesToDownload: Int64
     /// On the delta path, how many files under `Contents/` were downloaded (the rest were reused).
     @Nullable public var filesDownloaded: Int? = nil
