@@ -180,6 +180,47 @@ import TestSupport
         #expect(packageRequests.map(\.bytesSent) == [0] && packageRequests[0].cancelled)
     }
 
+    /// What a check can meet on its way to a product's update.
+    enum Situation: String, CaseIterable {
+        case nothingInstalled, previousVersionInstalled, serverIgnoresRange, deltasOff
+    }
+
+    /// A check runs the sync's own plan and steps: whatever it says a sync would fetch (a delta
+    /// or the whole package, and why, and how many bytes) is what the sync then fetches.
+    @Test(arguments: Situation.allCases)
+    func aSyncFetchesWhatTheCheckSaid(_ situation: Situation) async throws {
+        if situation != .nothingInstalled { try install(v10.pkg) }
+        try publish(v11.pkg)
+        if situation == .serverIgnoresRange { faults.always("1.1.pkg", .ignoreRange) }
+        let checkReport = try await client.check(options(delta: situation != .deltasOff))
+        let check = try #require(checkReport.products.first)
+        #expect(checkReport.mode == .check && checkReport.outcome == .updatesAvailable)
+        #expect(check.status == .update && check.delta == (situation == .previousVersionInstalled))
+        let size = try #require(scratch.size("v11.pkg"))
+        #expect(situation == .previousVersionInstalled ? check.bytesToDownload < size / 2 : check.bytesToDownload == size)
+
+        let sync = try #require(try await client.sync(options(delta: situation != .deltasOff)).products.first)
+        #expect(sync.status == .installed)
+        #expect(sync.delta == check.delta)
+        #expect(sync.fullDownloadReason == check.fullDownloadReason)
+        #expect(sync.bytesDownloaded == check.bytesToDownload, "the check said \(check.bytesToDownload) bytes")
+        #expect(differences(productFolder + "/1.1", expected: snapshot(v11.contents)).isEmpty)
+    }
+
+    @Test func checkWithKeepRemovesNoVersion() async throws {
+        try install(v10.pkg)
+        try install(v11.pkg)
+        try publish(v11.pkg)
+        let before = snapshot(scratch.documents)
+        var options = options()
+        options.keep = 1
+        let report = try await client.check(options)
+        #expect(report.products.map(\.status) == [.unchanged])
+        #expect(report.products.first?.removedVersions == [])
+        #expect(differences(scratch.documents, expected: before).isEmpty, "1.0 is still there: a check writes nothing")
+        #expect(exists(productFolder + "/1.0"))
+    }
+
     @Test func checkOfAnUpToDateProductIsASuccess() async throws {
         try install(v11.pkg)
         try publish(v11.pkg)

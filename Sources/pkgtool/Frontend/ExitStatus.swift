@@ -107,15 +107,10 @@ extension ConvertReport: StatusReporting {
     }
 }
 
-extension SyncCommandReport: StatusReporting {
+extension SyncReport: StatusReporting {
     /// docs/sync.md: 0 installed or unchanged, 1 refused (refusal wins), 2 failed; with
     /// `--check`, 3 when updates are available and nothing was refused or failed.
     var exitStatus: ExitStatus {
-        let outcome: SyncOutcome
-        switch self {
-        case .sync(let report): outcome = report.outcome
-        case .check(let report): outcome = report.outcome
-        }
         switch outcome {
         case .success: return .success
         case .updatesAvailable: return .updatesAvailable

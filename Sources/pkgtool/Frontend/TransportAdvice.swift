@@ -31,21 +31,13 @@ struct TransportAdvice {
     }
 
     /// `report` with the advice in the diagnostics its transport failures made.
-    func advising(_ report: SyncCommandReport) -> SyncCommandReport {
-        switch report {
-        case .sync(var sync):
-            sync.diagnostics = advising(sync.diagnostics, sync.transportFailure)
-            for index in sync.products.indices {
-                sync.products[index].diagnostics = advising(sync.products[index].diagnostics, sync.products[index].transportFailure)
-            }
-            return .sync(sync)
-        case .check(var check):
-            check.diagnostics = advising(check.diagnostics, check.transportFailure)
-            for index in check.products.indices {
-                check.products[index].diagnostics = advising(check.products[index].diagnostics, check.products[index].transportFailure)
-            }
-            return .check(check)
+    func advising(_ report: SyncReport) -> SyncReport {
+        var report = report
+        report.diagnostics = advising(report.diagnostics, report.transportFailure)
+        for index in report.products.indices {
+            report.products[index].diagnostics = advising(report.products[index].diagnostics, report.products[index].transportFailure)
         }
+        return report
     }
 
     /// The diagnostic `failure` made, advised; the others as they are.

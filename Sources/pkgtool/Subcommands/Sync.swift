@@ -66,7 +66,7 @@ extension Pkgtool {
             return "\(source) is a package, not a catalog: install a package file with 'pkgtool extract \(source) --documents DIR'"
         }
 
-        func execute(_ output: OutputOptions, _ cancellation: Cancellation) async throws -> SyncCommandReport {
+        func execute(_ output: OutputOptions, _ cancellation: Cancellation) async throws -> SyncReport {
             let catalogURL = try CatalogLocation.url(for: source)
             var trustedKeys: [CatalogVerifyingKey] = []
             for trust in trust {
@@ -85,39 +85,30 @@ extension Pkgtool {
                                              cancellation: cancellation)
             let client = SyncClient(catalogURL: catalogURL, documents: documents, trust: try ServerTrust(pemFiles: caCerts))
             let advice = TransportAdvice(caCerts: caCerts)
-            if check { return advice.advising(.check(try await client.check(options))) }
+            if check { return advice.advising(try await client.check(options)) }
             let bar = ProgressBar(enabled: !output.json && !output.quiet)
             defer { bar.finish() }
-            return advice.advising(.sync(try await client.sync(options) { step in
+            return advice.advising(try await client.sync(options) { step in
                 if step.phase == .downloading { bar.update(step.done, of: step.total, label: step.productIdentifier) }
-            }))
+            })
         }
 
         /// Every product asked for shares the failure.
-        func report(for failure: Diagnostic) -> SyncCommandReport {
+        func report(for failure: Diagnostic) -> SyncReport {
             let status: SyncStatus = failure.code.disposition == .refused ? .refused : .failed
-            if check {
-                return .check(SyncCheckReport(products: products.map { ProductCheck(productIdentifier: $0, status: status, diagnostics: [failure]) },
-                                              bytesDownloaded: 0, signature: nil, diagnostics: products.isEmpty ? [failure] : []))
-            }
-            return .sync(SyncReport(products: products.map { ProductSyncResult(productIdentifier: $0, status: status, diagnostics: [failure]) },
-                                    diagnostics: products.isEmpty ? [failure] : []))
+            return SyncReport(products: products.map { ProductSyncResult(productIdentifier: $0, status: status, diagnostics: [failure]) },
+                              diagnostics: products.isEmpty ? [failure] : [], mode: check ? .check : .install)
         }
 
-        func printText(_ report: SyncCommandReport, _ output: OutputOptions) {
-            let (diagnostics, signature, lines): ([Diagnostic], CatalogSignatureStatus?, [String])
-            switch report {
-            case .sync(let sync):
-                (diagnostics, signature, lines) = (sync.diagnostics + sync.products.flatMap(\.diagnostics), sync.signature, sync.products.map(line(for:)))
-            case .check(let check):
-                (diagnostics, signature, lines) = (check.diagnostics + check.products.flatMap(\.diagnostics), check.signature, check.products.map(line(for:)))
-            }
+        func printText(_ report: SyncReport, _ output: OutputOptions) {
+            let diagnostics = report.diagnostics + report.products.flatMap(\.diagnostics)
+            let lines = report.products.map { report.mode == .check ? checkLine(for: $0) : line(for: $0) }
             var shown = Set<Diagnostic>()
             for diagnostic in diagnostics where shown.insert(diagnostic).inserted {
                 Console.print([diagnostic], file: source, quiet: output.quiet)
             }
             guard !output.quiet else { return }
-            if signature == .unchecked {
+            if report.signature == .unchecked {
                 Console.err("note: the catalog is signed, but its signature was not checked: pass --trust KEY.pub.pem (the publisher's public key) to check it")
             }
             lines.forEach(Console.out)
@@ -162,7 +153,7 @@ extension Pkgtool {
         }
 
         /// `update com.x 1.0 -> 1.1 (delta, 1.7 MB to download)`.
-        private func line(for product: ProductCheck) -> String {
+        private func checkLine(for product: ProductSyncResult) -> String {
             let id = product.productIdentifier, version = product.contentVersion ?? "?"
             switch product.status {
             case .update:
@@ -192,20 +183,6 @@ extension Pkgtool {
             case ..<1_000_000_000: return String(format: "%.1f MB", Double(count) / 1e6)
             default: return String(format: "%.2f GB", Double(count) / 1e9)
             }
-        }
-    }
-}
-
-/// What `pkgtool sync` prints: a sync's report, or with `--check` a check's; either as its own
-/// JSON shape.
-enum SyncCommandReport: Encodable {
-    case sync(SyncReport)
-    case check(SyncCheckReport)
-
-    func encode(to encoder: any Encoder) throws {
-        switch self {
-        case .sync(let report): try report.encode(to: encoder)
-        case .check(let report): try report.encode(to: encoder)
         }
     }
 }

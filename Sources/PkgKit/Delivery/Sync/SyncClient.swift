@@ -83,12 +83,21 @@ public struct SyncClient: Sendable {
     /// progress is dropped, an install in progress removes its staging folder, and a download in
     /// progress is kept for the next run to resume.
     public func sync(_ options: Options = Options(), progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws -> SyncReport {
-        try await cancellable(options) { try await run(options, progress: progress) }
+        try await cancellable(options) { try await run(options, mode: .install, progress: progress) }
+    }
+
+    /// Reports what `sync` would do for each product (a report whose `mode` is `check`): the same
+    /// run, catalog and signature verified, that stops before downloading any package and writes
+    /// nothing into `documents`. For a delta it fetches only the package's header and TOC (a Range
+    /// request), to count the changed files' bytes against the installed version. Only
+    /// cancellation throws, as `OperationCancelled`.
+    public func check(_ options: Options = Options()) async throws -> SyncReport {
+        try await cancellable(options) { try await run(options, mode: .check, progress: nil) }
     }
 
     /// Runs `work` in a task of its own that `options.cancellation` and the caller's own
     /// cancellation both cancel; a cancellation comes out as `OperationCancelled`.
-    func cancellable<T: Sendable>(_ options: Options, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    private func cancellable<T: Sendable>(_ options: Options, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
         let task = Task { try await work() }
         options.cancellation?.whenCancelled { task.cancel() }
         return try await withTaskCancellationHandler {
@@ -102,15 +111,14 @@ public struct SyncClient: Sendable {
         }
     }
 
-    /// How a sync or a check starts: the products to look at and the catalog, or a report of
-    /// why there is nothing to look at (the Documents folder or the catalog failed).
-    enum Start {
+    /// How a run starts: the products to look at and the catalog, or a report of why there is
+    /// nothing to look at (the Documents folder or the catalog failed).
+    private enum Start {
         case ready(products: [String], catalog: FetchedCatalog)
         case stopped(SyncReport)
     }
 
-    /// The start both `sync` and `check` share.
-    func start(_ options: Options, using transport: CountingTransport, progress: (@Sendable (SyncProgress) -> Void)?) async throws -> Start {
+    private func start(_ options: Options, using transport: CountingTransport, progress: (@Sendable (SyncProgress) -> Void)?) async throws -> Start {
         let selected: [String]
         do {
             selected = try options.products.isEmpty ? installedProducts() : Array(Set(options.products)).sorted()
@@ -137,27 +145,34 @@ public struct SyncClient: Sendable {
         }
     }
 
-    private func run(_ options: Options, progress: (@Sendable (SyncProgress) -> Void)?) async throws -> SyncReport {
+    /// A sync, or a check: the same plans and the same execution, which a check stops before
+    /// anything is written or a package downloaded.
+    private func run(_ options: Options, mode: SyncMode, progress: (@Sendable (SyncProgress) -> Void)?) async throws -> SyncReport {
         let counting = CountingTransport(transport)
         let selected: [String], fetched: FetchedCatalog
         switch try await start(options, using: counting, progress: progress) {
-        case .stopped(let report): return report
+        case .stopped(var report):
+            report.mode = mode
+            return report
         case .ready(let products, let catalog): (selected, fetched) = (products, catalog)
         }
-        var report = SyncReport(signature: fetched.signature)
+        var report = SyncReport(signature: fetched.signature, mode: mode)
         let client = SyncClient(catalogURL: catalogURL, documents: documents, transport: counting)
-        let executor = SyncExecutor(client: client, options: options, server: ServerKnowledge(catalogURL: catalogURL), progress: progress)
+        let executor = SyncExecutor(client: client, options: options, server: ServerKnowledge(catalogURL: catalogURL), mode: mode,
+                                    progress: progress)
         for id in selected {
             try options.cancellation?.check()
             let product = fetched.catalog.product(id)
             // The folder stays locked from the plan to the end of its execution, so the plan holds.
+            // A check only reads it: it takes no lock (which would write one), and waits for none.
             let folder: ProductFolder?
             let state: ProductState
             do {
                 // Waiting for another process's lock blocks: off the cooperative threads.
                 let documents = documents, cancellation = options.cancellation
                 folder = try await BlockingWork.run {
-                    try ProductFolder.open(documents: documents, identifier: id, create: false, cancellation: cancellation)
+                    try ProductFolder.open(documents: documents, identifier: id, create: false, locking: mode == .install,
+                                           cancellation: cancellation)
                 }
                 state = try ProductState.read(folder, latest: product?.latestVersion)
             } catch let error as any DiagnosableError {
@@ -173,7 +188,7 @@ public struct SyncClient: Sendable {
     }
 
     /// What a product's plan is made from.
-    func situation(_ id: String, in catalog: Catalog, state: ProductState, options: Options, server: ServerKnowledge) -> SyncSituation {
+    private func situation(_ id: String, in catalog: Catalog, state: ProductState, options: Options, server: ServerKnowledge) -> SyncSituation {
         let product = catalog.product(id)
         // The other products matter only to name near misses of one the catalog does not list.
         return SyncSituation(productIdentifier: id, requested: !options.products.isEmpty, product: product, catalogURL: catalogURL,

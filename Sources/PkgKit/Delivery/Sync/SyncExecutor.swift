@@ -6,16 +6,22 @@ import Foundation
 /// (same layout, record, lock and atomicity as `extract`), and cleans up after itself. It decides
 /// nothing the plan has not: when the server turns out to ignore Range, the delta it was given
 /// becomes the one plain download that the server's answer already is.
+///
+/// A check goes the same way and stops before the package's body: a delta's header and TOC are
+/// fetched (into a scratch folder, not Documents) and planned against the installed version as a
+/// sync plans them, and the ranges the sync would fetch are counted instead.
 struct SyncExecutor {
     var client: SyncClient
     var options: SyncClient.Options
     /// What this run has learnt of the server, shared by every product.
     var server: ServerKnowledge
+    /// Install, or only say what an install would fetch (writing nothing).
+    var mode: SyncMode
     var progress: (@Sendable (SyncProgress) -> Void)?
 
-    /// The outcome of `plan` for the product in `folder` (locked; nil when there is none yet),
-    /// whose state the plan was made from. Throws only `OperationCancelled`; every other failure
-    /// is a value in the result.
+    /// The outcome of `plan` for the product in `folder` (locked for an install; nil when there is
+    /// none yet), whose state the plan was made from. Throws only `OperationCancelled`; every other
+    /// failure is a value in the result.
     func run(_ plan: SyncPlan, productIdentifier id: String, folder: ProductFolder?, state: ProductState) async throws -> ProductSyncResult {
         var result = ProductSyncResult(productIdentifier: id, previousVersion: state.installedVersion, contentVersion: plan.contentVersion)
         let received = ByteCounter()
@@ -25,10 +31,11 @@ struct SyncExecutor {
                 result.status = .unchanged
                 if let folder, let name = state.installedFolder { result.installedPath = folder.path(name) }
                 if let installedVersion = ContentVersion(installed), let latestVersion = ContentVersion(latest), installedVersion > latestVersion {
+                    let left = mode == .check ? "a sync leaves it as it is" : "left as it is (sync never downgrades)"
                     result.diagnostics.append(Diagnostic(.installedNewer, path: nil,
-                        "installed \(installed) is newer than the catalog's latest \(latest): left as it is (sync never downgrades)"))
+                        "installed \(installed) is newer than the catalog's latest \(latest): \(left)"))
                 }
-                if let keep = options.keep, let folder {
+                if mode == .install, let keep = options.keep, let folder {
                     result.removedVersions = try folder.prune(current: folder.recordVersion(), keep: keep)
                 }
             case .notListed:
@@ -40,7 +47,10 @@ struct SyncExecutor {
                 result.status = .refused
                 result.diagnostics.append(diagnostic)
             case .update(let update):
-                try await install(update, productIdentifier: id, into: folder, received: received, result: &result)
+                switch mode {
+                case .install: try await install(update, productIdentifier: id, into: folder, received: received, result: &result)
+                case .check: try await check(update, in: folder, received: received, result: &result)
+                }
             }
         } catch let error as OperationCancelled {
             throw error
@@ -80,7 +90,6 @@ struct SyncExecutor {
                 result.filesDownloaded = files
                 return
             case .installedWhole(let report):
-                server.honoursRange = false
                 result.fullDownloadReason = .serverIgnoresRange
                 record(report, delta: false, into: &result)
                 return
@@ -95,6 +104,34 @@ struct SyncExecutor {
         record(report, delta: false, into: &result)
     }
 
+    /// What a sync of `update` would download, found as the sync finds it: a delta's header and
+    /// TOC are fetched into a scratch folder and planned against the version installed in `folder`.
+    private func check(_ update: SyncPlan.Update, in folder: ProductFolder?, received: ByteCounter,
+                       result: inout ProductSyncResult) async throws {
+        result.status = .update
+        result.bytesToDownload = update.entry.size
+        switch update.method {
+        case .full(_, let reason):
+            result.fullDownloadReason = reason
+        case .delta(let from):
+            // A delta is planned only from an installed version, whose folder is there.
+            guard let folder else { return }
+            let scratch = try ScratchFolder()
+            defer { scratch.remove() }
+            let copy = try SparseCopy(folder: scratch.descriptor, name: ScratchFolder.copyName, path: scratch.path(ScratchFolder.copyName),
+                                      size: update.entry.size)
+            switch try await startDelta(update, from: from, folder: folder, into: copy, acceptWhole: false, received: received) {
+            case .planned(let planned):
+                result.delta = true
+                result.bytesToDownload = planned.bytesToDownload
+            case .whole:
+                result.fullDownloadReason = .serverIgnoresRange
+            case .fallBack(let reason):
+                result.fullDownloadReason = reason
+            }
+        }
+    }
+
     /// How a delta attempt ended.
     private enum DeltaOutcome {
         /// Installed from the fetched ranges and the installed files; `files` were downloaded.
@@ -105,28 +142,47 @@ struct SyncExecutor {
         case fallBack(SyncPlan.FullDownloadReason?)
     }
 
-    private func delta(_ update: SyncPlan.Update, from version: String, folder: ProductFolder, options installOptions: InstallOptions,
-                       received: ByteCounter) async throws -> DeltaOutcome {
-        let name = ProductFolder.deltaPrefix + update.entry.contentVersion.description + ".part"
-        defer { try? folder.remove(name) }
-        let copy = try SparseCopy(folder: folder.descriptor, name: name, path: folder.path(name), size: update.entry.size)
+    /// What a delta's first step found, the same for a sync and a check.
+    private enum DeltaStart {
+        /// A delta applies: the header and TOC are in the copy, and `planned` says what else to fetch.
+        case planned(PlannedDelta)
+        /// The server answered the Range request with the whole package (in the copy when the
+        /// caller accepted it).
+        case whole
+        /// A delta does not apply after all: the package is downloaded whole.
+        case fallBack(SyncPlan.FullDownloadReason?)
+    }
+
+    /// A delta planned against the installed version.
+    private struct PlannedDelta {
+        var plan: DeltaPlan
+        var download: DeltaDownload
+        /// The ranges still to fetch: the changed files' (or chunks') data.
+        var ranges: [Range<Int64>]
+        /// Bytes `0 ..< fetched` (header and TOC) are in the copy already.
+        var fetched: Int64
+        var memo: XarTableMemo
+
+        /// Everything the delta downloads, the first step's bytes included.
+        var bytesToDownload: Int64 { ranges.reduce(fetched) { $0 + Int64($1.count) } }
+    }
+
+    /// A delta's first step: the header and TOC fetched into `copy` and checked, the installed
+    /// version read (from its stat cache, or hashed on every core) meanwhile, and the changed
+    /// files planned. With `acceptWhole`, a server that ignores Range leaves the whole package in
+    /// the copy; without, its transfer is dropped at once.
+    private func startDelta(_ update: SyncPlan.Update, from version: String, folder: ProductFolder, into copy: SparseCopy,
+                            acceptWhole: Bool, received: ByteCounter) async throws -> DeltaStart {
         let download = DeltaDownload(url: update.url, entry: update.entry, transport: client.transport,
                                      retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy)
-        let shown = update.url.absoluteString, fileName = update.url.lastPathComponent
-        let installer = Installer(documents: client.documents)
-        let progress = report(.downloading, folder.identifier)
-        // The installed files are known (from their stat cache, or hashed on every core) while
-        // the header and TOC are fetched.
         async let scanned = BlockingWork.run {
             try InstalledTree.scan(folder, version: version, cache: StatCache.read(folder, version: version))
         }
-        switch try await download.fetchTableOfContents(into: copy, acceptWhole: true, received: received, limits: options.limits,
-                                                        progress: progress) {
+        switch try await download.fetchTableOfContents(into: copy, acceptWhole: acceptWhole, received: received, limits: options.limits,
+                                                        progress: report(.downloading, folder.identifier)) {
         case .whole:
-            let report = try await BlockingWork.run {
-                try installer.install(.file(copy.path, shownAs: shown, name: fileName), into: folder, options: installOptions)
-            }
-            return .installedWhole(report)
+            server.honoursRange = false
+            return .whole
         case .notApplicable:
             return .fallBack(.noTableOfContents)
         case .ready(let toc, let files, let fetched, let memo):
@@ -134,46 +190,72 @@ struct SyncExecutor {
             let installed = try await scanned
             // A changed file with a chunk table is cut as its installed version was: only the
             // chunks that differ are fetched.
-            let candidates = DeltaPlan.chunkCandidates(files, installed: installed), cancellation = installOptions.cancellation
+            let candidates = DeltaPlan.chunkCandidates(files, installed: installed), cancellation = options.cancellation
             let bases = try await BlockingWork.run {
                 try DeltaPlan.chunkBases(candidates, folder: folder, version: version, cancellation: cancellation)
             }
-            guard var plan = DeltaPlan.make(wanted: files, heapStart: toc.heapStart, packageSize: update.entry.size,
+            guard let plan = DeltaPlan.make(wanted: files, heapStart: toc.heapStart, packageSize: update.entry.size,
                                             installed: installed, version: version, bases: bases) else {
                 return .fallBack(.noTableOfContents)
             }
-            do {
-                try await download.fetchRanges(download.ranges(for: plan, toc: toc, fetched: fetched), into: copy, received: received,
-                                               progress: progress)
-            } catch is DeltaDownload.RangesIgnored {
-                server.honoursRange = false
-                return .fallBack(.serverIgnoresRange)
+            return .planned(PlannedDelta(plan: plan, download: download, ranges: download.ranges(for: plan, toc: toc, fetched: fetched),
+                                         fetched: fetched, memo: memo))
+        }
+    }
+
+    /// A delta update from the installed `version`: its first step, the planned ranges into a
+    /// copy in the product folder, then the install from the copy and the installed files.
+    private func delta(_ update: SyncPlan.Update, from version: String, folder: ProductFolder, options installOptions: InstallOptions,
+                       received: ByteCounter) async throws -> DeltaOutcome {
+        let name = ProductFolder.deltaPrefix + update.entry.contentVersion.description + ".part"
+        defer { try? folder.remove(name) }
+        let copy = try SparseCopy(folder: folder.descriptor, name: name, path: folder.path(name), size: update.entry.size)
+        let shown = update.url.absoluteString, fileName = update.url.lastPathComponent
+        let installer = Installer(documents: client.documents)
+        let planned: PlannedDelta
+        switch try await startDelta(update, from: version, folder: folder, into: copy, acceptWhole: true, received: received) {
+        case .whole:
+            let report = try await BlockingWork.run {
+                try installer.install(.file(copy.path, shownAs: shown, name: fileName), into: folder, options: installOptions)
             }
-            let chunksName = ProductFolder.deltaPrefix + update.entry.contentVersion.description + ".chunks"
-            defer { try? folder.remove(chunksName) }
-            if !plan.assembled.isEmpty {
-                let assembled = plan.assembled
-                do {
-                    let rebuilt = try await BlockingWork.run {
-                        try ChunkAssembly.assembleAll(assembled, from: copy, folder: folder, scratchName: chunksName, url: shown,
-                                                      cancellation: cancellation)
-                    }
-                    plan.reused.merge(rebuilt) { _, rebuilt in rebuilt }
-                } catch InstallError.packageChanged {
-                    return .fallBack(nil)
+            return .installedWhole(report)
+        case .fallBack(let reason):
+            return .fallBack(reason)
+        case .planned(let started):
+            planned = started
+        }
+        var plan = planned.plan
+        do {
+            try await planned.download.fetchRanges(planned.ranges, into: copy, received: received,
+                                                   progress: report(.downloading, folder.identifier))
+        } catch is DeltaDownload.RangesIgnored {
+            server.honoursRange = false
+            return .fallBack(.serverIgnoresRange)
+        }
+        let chunksName = ProductFolder.deltaPrefix + update.entry.contentVersion.description + ".chunks"
+        defer { try? folder.remove(chunksName) }
+        if !plan.assembled.isEmpty {
+            let assembled = plan.assembled
+            do {
+                let rebuilt = try await BlockingWork.run {
+                    try ChunkAssembly.assembleAll(assembled, from: copy, folder: folder, scratchName: chunksName, url: shown,
+                                                  cancellation: installOptions.cancellation)
                 }
-            }
-            let source = PackageSource.delta(copy.path, shownAs: shown, name: fileName, reused: plan.reused,
-                                             reusedEntries: plan.reusedEntries, memo: memo)
-            var deltaOptions = installOptions
-            deltaOptions.judgesOnce = true
-            do {
-                let report = try await BlockingWork.run { [deltaOptions] in try installer.install(source, into: folder, options: deltaOptions) }
-                return .installed(report, files: plan.fetchedFiles)
+                plan.reused.merge(rebuilt) { _, rebuilt in rebuilt }
             } catch InstallError.packageChanged {
-                // An installed file changed under the plan: the whole package it is.
                 return .fallBack(nil)
             }
+        }
+        let source = PackageSource.delta(copy.path, shownAs: shown, name: fileName, reused: plan.reused,
+                                         reusedEntries: plan.reusedEntries, memo: planned.memo)
+        var deltaOptions = installOptions
+        deltaOptions.judgesOnce = true
+        do {
+            let report = try await BlockingWork.run { [deltaOptions] in try installer.install(source, into: folder, options: deltaOptions) }
+            return .installed(report, files: plan.fetchedFiles)
+        } catch InstallError.packageChanged {
+            // An installed file changed under the plan: the whole package it is.
+            return .fallBack(nil)
         }
     }
 

@@ -2,8 +2,8 @@ import Foundation
 
 /// What one product's sync will do, decided before anything is downloaded: a pure value computed
 /// from the catalog entry, the installed record, a download left by an earlier run, and what is
-/// known of the server (`SyncSituation`). `SyncExecutor` carries it out; `sync --check` reports
-/// it. Sparkle keeps the same split between deciding (the appcast), downloading and installing.
+/// known of the server (`SyncSituation`). `SyncExecutor` carries it out, or for `sync --check`
+/// goes as far as the package's body and reports what it would fetch. Sparkle keeps the same split between deciding (the appcast), downloading and installing.
 public enum SyncPlan: Sendable, Equatable {
     /// Nothing to download: the installed version is the catalog's `latest`, or newer than it
     /// (sync never downgrades).

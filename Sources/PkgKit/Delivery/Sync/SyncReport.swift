@@ -14,7 +14,8 @@ public enum SyncStatus: String, Sendable, Codable {
     case failed
 }
 
-/// One product's outcome (`pkgtool sync --json`, docs/sync.md).
+/// One product's outcome (`pkgtool sync --json`, docs/sync.md), or in a check what a sync would do
+/// (`--check --json`: the fields a check fills in, see `SyncReport.mode`).
 public struct ProductSyncResult: Sendable, Encodable, Equatable {
     /// The product.
     public var productIdentifier: String
@@ -24,14 +25,18 @@ public struct ProductSyncResult: Sendable, Encodable, Equatable {
     @Nullable public var previousVersion: String? = nil
     /// The catalog's latest version (the one installed, when `installed`).
     @Nullable public var contentVersion: String? = nil
-    /// True when the package was assembled from a partial download and installed files.
+    /// True when the package was assembled from a partial download and installed files (check:
+    /// when a sync would fetch a delta).
     public var delta: Bool
     /// Bytes of package data received for this product.
     public var bytesDownloaded: Int64
+    /// Check only: what a sync would download, that is the header, TOC and the changed files'
+    /// stored bytes for a delta, else the package size; 0 when nothing would be, and in a sync.
+    public var bytesToDownload: Int64
     /// On the delta path, how many files under `Contents/` were downloaded (the rest were reused).
     @Nullable public var filesDownloaded: Int? = nil
-    /// Why the package was downloaded whole although a version was installed (`--no-delta`,
-    /// `server ignores Range`, …); nil for a delta, or when nothing was installed before.
+    /// Why the package was (check: would be) downloaded whole although a version was installed
+    /// (`--no-delta`, `server ignores Range`, …); nil for a delta, or when nothing was installed before.
     @Nullable public var fullDownloadReason: SyncPlan.FullDownloadReason? = nil
     /// Bytes an earlier run had downloaded and this one continued from; nil when it started afresh.
     @Nullable public var resumedFrom: Int64? = nil
@@ -59,14 +64,52 @@ public struct ProductSyncResult: Sendable, Encodable, Equatable {
         self.contentVersion = contentVersion
         self.delta = delta
         self.bytesDownloaded = bytesDownloaded
+        bytesToDownload = 0
         self.installedPath = installedPath
         removedVersions = []
         listed = true
         self.diagnostics = diagnostics
     }
+
+    /// A sync's JSON: everything but `bytesToDownload` (and the transport failure).
+    private enum CodingKeys: String, CodingKey {
+        case productIdentifier, status, previousVersion, contentVersion, delta, bytesDownloaded, filesDownloaded
+        case fullDownloadReason, resumedFrom, installedPath, removedVersions, listed, diagnostics
+    }
+
+    /// A check's JSON: what a sync would do, without what only an install has.
+    fileprivate struct Checked: Encodable {
+        var productIdentifier: String
+        var status: SyncStatus
+        @Nullable var previousVersion: String?
+        @Nullable var contentVersion: String?
+        var delta: Bool
+        var bytesToDownload: Int64
+        @Nullable var fullDownloadReason: SyncPlan.FullDownloadReason?
+        var diagnostics: [Diagnostic]
+
+        init(_ result: ProductSyncResult) {
+            productIdentifier = result.productIdentifier
+            status = result.status
+            previousVersion = result.previousVersion
+            contentVersion = result.contentVersion
+            delta = result.delta
+            bytesToDownload = result.bytesToDownload
+            fullDownloadReason = result.fullDownloadReason
+            diagnostics = result.diagnostics
+        }
+    }
 }
 
-/// A whole sync's outcome (`pkgtool sync --json`).
+/// What a run of `SyncClient` does with each product's plan.
+public enum SyncMode: String, Sendable {
+    /// Carries it out: downloads and installs (`sync`).
+    case install
+    /// Stops before downloading any package and reports what a sync would do (`check`).
+    case check
+}
+
+/// A whole sync's outcome (`pkgtool sync --json`), or a check's (`pkgtool sync --check --json`).
 public struct SyncReport: Sendable, Encodable, Equatable {
     /// One result per product, in the order they were synced (sorted by identifier).
     public var products: [ProductSyncResult]
@@ -83,19 +126,40 @@ public struct SyncReport: Sendable, Encodable, Equatable {
     /// The network failure that stopped the run before any product was looked at (the catalog
     /// could not be fetched), when one did. Not in the JSON.
     @NotInJSON public var transportFailure: TransportError? = nil
+    /// A sync's report or a check's. A check's JSON gives each product's `bytesToDownload`, and
+    /// leaves out the product fields only an install fills in (`installedPath`, `listed`, …).
+    public var mode: SyncMode
 
     /// A report.
     public init(products: [ProductSyncResult] = [], bytesDownloaded: Int64 = 0, signature: CatalogSignatureStatus? = nil,
-                diagnostics: [Diagnostic] = []) {
+                diagnostics: [Diagnostic] = [], mode: SyncMode = .install) {
         self.products = products
         self.bytesDownloaded = bytesDownloaded
         self.signature = signature
         self.diagnostics = diagnostics
+        self.mode = mode
+    }
+
+    private enum CodingKeys: String, CodingKey {
+        case products, bytesDownloaded, signature, diagnostics
+    }
+
+    /// The JSON of `mode`: the report's fields are the same, its products' differ.
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.container(keyedBy: CodingKeys.self)
+        switch mode {
+        case .install: try container.encode(products, forKey: .products)
+        case .check: try container.encode(products.map(ProductSyncResult.Checked.init), forKey: .products)
+        }
+        try container.encode(bytesDownloaded, forKey: .bytesDownloaded)
+        try container.encode(_signature, forKey: .signature)
+        try container.encode(diagnostics, forKey: .diagnostics)
     }
 
     /// docs/sync.md: every product installed or unchanged is a success; any refusal (a bad
     /// signature, an invalid catalog, an unknown product, a package that is not its entry) makes
-    /// the sync refused, since it needs a person; otherwise any failure makes it failed.
+    /// the sync refused, since it needs a person; otherwise any failure makes it failed. A check
+    /// with a product to update and nothing refused or failed has updates available.
     public var outcome: SyncOutcome {
         let statuses = products.map(\.status)
         let catalogErrors = diagnostics.filter { $0.severity == .error }
