@@ -85,8 +85,8 @@ extension Pkgtool {
                 + "\(report.changed.count) changed (\(Console.count(Int(report.changedBytes), "byte")) now)"
         }
 
-        func report(for failure: Diagnostic) -> DiffReport {
-            DiffReport(invalid: DiffReport.Side(unreadable: old, failure), DiffReport.Side(unreadable: new, failure))
+        func report(for failure: any DiagnosableError) -> DiffReport {
+            DiffReport(invalid: DiffReport.Side(unreadable: old, failure.diagnostic), DiffReport.Side(unreadable: new, failure.diagnostic))
         }
     }
 }

@@ -94,8 +94,8 @@ extension Pkgtool {
         }
 
         /// Every product asked for shares the failure.
-        func report(for failure: Diagnostic) -> SyncCommandReport {
-            let status: SyncStatus = failure.code.disposition == .refused ? .refused : .failed
+        func report(for failure: any DiagnosableError) -> SyncCommandReport {
+            let (status, failure) = (SyncStatus(failure), failure.diagnostic)
             if check {
                 return .check(SyncCheckReport(products: products.map { ProductCheck(productIdentifier: $0, status: status, diagnostics: [failure]) },
                                               bytesDownloaded: 0, signature: nil, diagnostics: products.isEmpty ? [failure] : []))
@@ -198,9 +198,18 @@ extension Pkgtool {
 
 /// What `pkgtool sync` prints: a sync's report, or with `--check` a check's; either as its own
 /// JSON shape.
-enum SyncCommandReport: Encodable {
+enum SyncCommandReport: Encodable, OutcomeReporting {
     case sync(SyncReport)
     case check(SyncCheckReport)
+
+    /// docs/sync.md: installed or unchanged is a success, refusal wins over failure; with
+    /// `--check`, updates are available when one would be installed and none refused or failed.
+    var outcome: Outcome {
+        switch self {
+        case .sync(let report): return report.outcome
+        case .check(let report): return report.outcome
+        }
+    }
 
     func encode(to encoder: any Encoder) throws {
         switch self {

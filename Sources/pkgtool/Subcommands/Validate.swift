@@ -57,7 +57,7 @@ extension Pkgtool {
             } catch {
                 // A CI reporter reports a run that failed first too: its document stays whole.
                 guard reporter != .text, let failure = CommandFailure.diagnosable(error) else { throw error }
-                return report(for: failure.diagnostic)
+                return report(for: failure)
             }
         }
 
@@ -103,8 +103,8 @@ extension Pkgtool {
             reporter.print(report, strict: strict, quiet: output.quiet)
         }
 
-        func report(for failure: Diagnostic) -> ValidationReport {
-            ValidationReport(packages: paths.map { PackageReport(unchecked: $0, diagnostics: []) }, diagnostics: [failure])
+        func report(for failure: any DiagnosableError) -> ValidationReport {
+            ValidationReport(packages: paths.map { PackageReport(unchecked: $0, diagnostics: []) }, diagnostics: [failure.diagnostic])
         }
     }
 }

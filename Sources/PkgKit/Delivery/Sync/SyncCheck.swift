@@ -33,7 +33,7 @@ public struct ProductCheck: Sendable, Encodable, Equatable {
 }
 
 /// What `sync --check` found (`pkgtool sync --check --json`).
-public struct SyncCheckReport: Sendable, Encodable, Equatable {
+public struct SyncCheckReport: Sendable, Encodable, Equatable, OutcomeReporting {
     /// One check per product, sorted by identifier.
     public var products: [ProductCheck]
     /// Body bytes received: the catalog, its signature file, and the header and TOC of each
@@ -70,7 +70,7 @@ public struct SyncCheckReport: Sendable, Encodable, Equatable {
 
     /// `success` when every product is unchanged, `updatesAvailable` when one would be updated
     /// and none refused or failed; else as a sync (`SyncReport.outcome`).
-    public var outcome: SyncOutcome {
+    public var outcome: Outcome {
         SyncReport(products: products.map { ProductSyncResult(productIdentifier: $0.productIdentifier, status: $0.status) },
                    diagnostics: diagnostics).outcome
     }
@@ -110,7 +110,7 @@ extension SyncClient {
             } catch is CancellationError {
                 throw OperationCancelled()
             } catch let error as any DiagnosableError {
-                check.status = error.disposition == .refused ? .refused : .failed
+                check.status = SyncStatus(error)
                 check.diagnostics.append(error.diagnostic)
                 check.transportFailure = error as? TransportError
             }

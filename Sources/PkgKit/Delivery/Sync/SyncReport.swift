@@ -14,6 +14,8 @@ public enum SyncStatus: String, Sendable, Codable {
     case failed
 }
 
+extension SyncStatus: RefusedOrFailed {}
+
 /// One product's outcome (`pkgtool sync --json`, docs/sync.md).
 public struct ProductSyncResult: Sendable, Encodable, Equatable {
     /// The product.
@@ -67,7 +69,7 @@ public struct ProductSyncResult: Sendable, Encodable, Equatable {
 }
 
 /// A whole sync's outcome (`pkgtool sync --json`).
-public struct SyncReport: Sendable, Encodable, Equatable {
+public struct SyncReport: Sendable, Encodable, Equatable, OutcomeReporting {
     /// One result per product, in the order they were synced (sorted by identifier).
     public var products: [ProductSyncResult]
     /// Every body byte received in the run: the catalog, its signature file and package data,
@@ -96,26 +98,13 @@ public struct SyncReport: Sendable, Encodable, Equatable {
     /// docs/sync.md: every product installed or unchanged is a success; any refusal (a bad
     /// signature, an invalid catalog, an unknown product, a package that is not its entry) makes
     /// the sync refused, since it needs a person; otherwise any failure makes it failed.
-    public var outcome: SyncOutcome {
+    public var outcome: Outcome {
         let statuses = products.map(\.status)
         let catalogErrors = diagnostics.filter { $0.severity == .error }
-        let refusedCodes: Set<DiagnosticCode> = [.badSignature, .invalidCatalog, .unknownProduct]
-        if statuses.contains(.refused) || catalogErrors.contains(where: { refusedCodes.contains($0.code) }) { return .refused }
+        if statuses.contains(.refused) || catalogErrors.contains(where: { $0.code.disposition == .refused }) { return .refused }
         if statuses.contains(.failed) || !catalogErrors.isEmpty { return .failed }
         return statuses.contains(.update) ? .updatesAvailable : .success
     }
-}
-
-/// A sync's (or a check's) outcome as a whole, which a front end turns into its exit status.
-public enum SyncOutcome: String, Sendable {
-    /// Every product installed or unchanged (check: every product unchanged).
-    case success
-    /// `check` only: at least one product would be updated, none refused or failed.
-    case updatesAvailable
-    /// Something was refused: it needs a person.
-    case refused
-    /// Something could not be done, nothing refused.
-    case failed
 }
 
 /// How far a sync has got, reported as it goes.
