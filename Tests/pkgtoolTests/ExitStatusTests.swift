@@ -53,19 +53,19 @@ import Testing
     /// A side that cannot be read for any reason, not only a `ReadError`, makes diff exit 2
     /// (issue 22: a failure of another type left the status at 0, so diff exited 1).
     @Test func diffOfASideThatFailsForAnyReasonExitsTwo() throws {
-        let unforeseen = try Pkgtool.Diff.compare("old.pkg", "new.pkg") { _ in throw Unforeseen() }
+        let unforeseen = try DiffReport.compare("old.pkg", "new.pkg") { _ in throw Unforeseen() }
         #expect(unforeseen.verdict == .invalid)
         #expect(unforeseen.exitStatus == .failed)
-        let missing = try Pkgtool.Diff.compare("old.pkg", "new.pkg") { throw ReadError.io(path: $0, "No such file or directory") }
+        let missing = try DiffReport.compare("old.pkg", "new.pkg") { throw ReadError.io(path: $0, "No such file or directory") }
         #expect(missing.exitStatus == .failed)
-        let damaged = try Pkgtool.Diff.compare("old.pkg", "new.pkg") { _ in throw ReadError.unreadable(path: nil, "truncated") }
+        let damaged = try DiffReport.compare("old.pkg", "new.pkg") { _ in throw ReadError.unreadable(path: nil, "truncated") }
         #expect(damaged.exitStatus == .refused)
     }
 
     /// Interruption is not a failure of a side: it stops the diff.
     @Test func diffPassesAnInterruptionOn() {
         #expect(throws: OperationCancelled.self) {
-            try Pkgtool.Diff.compare("old.pkg", "new.pkg") { _ in throw OperationCancelled() }
+            try DiffReport.compare("old.pkg", "new.pkg") { _ in throw OperationCancelled() }
         }
     }
 }
