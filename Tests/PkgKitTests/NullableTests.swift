@@ -32,7 +32,7 @@ import Testing
         func keys(_ value: some Encodable) throws -> Set<String> {
             Set((try JSONSerialization.jsonObject(with: encoder.encode(value)) as? [String: Any] ?? [:]).keys)
         }
-        #expect(try keys(CreateResult(failed: .xar, diagnostics: [])) == ["output", "format", "productIdentifier", "contentVersion",
+        #expect(try keys(CreateResult(failed: .xar, by: ReadError.io(path: "src", "Permission denied"))) == ["output", "format", "productIdentifier", "contentVersion",
                                                                           "fileCount", "payloadBytes", "archiveBytes", "sha256", "skipped", "diagnostics"])
         #expect(try keys(PackageReport(unchecked: "a.pkg", diagnostics: [])) == ["path", "valid", "format", "wrapper", "productIdentifier",
                                                                                  "contentVersion", "fileCount", "payloadBytes", "archiveBytes", "diagnostics"])

@@ -107,6 +107,20 @@ import TestSupport
         #expect(codes((missing.json["packages"] as? [[String: Any]])?.first ?? [:]) == ["unreadable-input"])
     }
 
+    /// A folder whose catalog.json is not a catalog forbids the change: refused (exit 1, status
+    /// `refused`, `invalid-catalog`) as the JSON and the exit status both say, and nothing changes.
+    @Test func aFolderWhoseCatalogIsInvalidIsRefused() throws {
+        let good = try package("good", version: "1.0")
+        let dir = scratch.path("pub")
+        try scratch.write("pub/catalog.json", "{\"not\": \"a catalog\"}\n")
+        let before = snapshot(dir)
+        let result = try publish([good, "--to", dir])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        #expect(result.json["status"] as? String == "refused")
+        #expect(codes(result.json) == ["invalid-catalog"])
+        #expect(snapshot(dir) == before)
+    }
+
     /// A full disk while copying a package: exit 2, `io-error` naming the file, and the folder
     /// as it was (the catalog still names only what is in place, no partial package).
     @Test(.enabled(if: Scratch.canMount, "mounting a tmpfs needs root"))

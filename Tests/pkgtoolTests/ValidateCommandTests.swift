@@ -67,6 +67,23 @@ import TestSupport
         #expect(try CommandRunner.pkgtool(["validate", good, "--previous", good]).status == 1)
     }
 
+    /// A previous package without a version to compare with stops the run before any package is
+    /// judged: exit 2, `unreadable-input` on the previous package, every path listed unchecked.
+    @Test func aPreviousPackageWithoutAVersionFailsTheRun() throws {
+        let scratch = try Scratch()
+        let good = try scratch.content("good", id: "com.example.v", version: "1.5")
+        try scratch.write("old/Contents/a.txt", "a")
+        let result = try CommandRunner.pkgtool(["validate", good, "--previous", scratch.path("old"), "--json"])
+        #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
+        let diagnostic = (result.json["diagnostics"] as? [[String: Any]])?.first ?? [:]
+        #expect(diagnostic["code"] as? String == "unreadable-input")
+        #expect(diagnostic["path"] as? String == scratch.path("old"))
+        #expect(diagnostic["message"] as? String == "the previous package has no readable ContentInfo.plist")
+        let packages = result.json["packages"] as? [[String: Any]] ?? []
+        #expect(packages.map { $0["path"] as? String } == [good])
+        #expect(packages.first?["valid"] as? Bool == false)
+    }
+
     @Test func badExtensionOnlyForArchives() throws {
         let scratch = try Scratch()
         let source = try scratch.content("src")

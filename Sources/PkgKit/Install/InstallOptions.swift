@@ -1,15 +1,5 @@
 import Foundation
 
-/// What `Installer.install` did.
-public enum InstallStatus: String, Sendable, Codable {
-    /// A version folder was written (or the record now points at an identical one).
-    case installed
-    /// The same version with the same files was already current: nothing was written.
-    case unchanged
-    /// The package is invalid, or the install was refused (see the diagnostics).
-    case refused
-}
-
 /// The options of one install (the flags of `pkgtool extract`).
 public struct InstallOptions: Sendable {
     /// `--product-id`: the IAPProductIdentifier the package must have.

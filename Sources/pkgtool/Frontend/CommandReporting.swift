@@ -8,15 +8,15 @@ import PkgKit
 ///    and exit 130 / 143;
 /// 2. its report is printed: with `--json` (before or after the command name) as one JSON
 ///    document on stdout, else by `printText`;
-/// 3. the process exits with the report's `exitStatus` (`ExitStatus.swift`).
+/// 3. the process exits with the status of the report's `outcome` (`ExitStatus.swift`).
 ///
 /// A thrown error takes the same road: a usage error (`usageProblem`) is said as the argument
-/// parser says one (exit 64); any other becomes a `DiagnosableError` whose diagnostic is the
-/// command's report (`report(for:)`) with `--json`, or one line naming `subject` without, and
-/// whose disposition gives the exit status.
+/// parser says one (exit 64); any other becomes a `DiagnosableError`, said as the command's report
+/// of it (`report(for:)`) with `--json`, or as one line naming `subject` without, and whose
+/// disposition is the outcome that gives the exit status.
 protocol CommandReporting: ParsableCommand {
     /// The JSON shape of the command's report (docs/json.md).
-    associatedtype Report: Encodable & StatusReporting
+    associatedtype Report: Encodable & OutcomeReporting
     /// The root command, holding `--json` and `--quiet` given before the command name.
     var root: Pkgtool { get }
     /// `--json` and `--quiet` given after the command name.
@@ -27,8 +27,9 @@ protocol CommandReporting: ParsableCommand {
     var leftWhenInterrupted: String { get }
     /// How long the work may take to stop once asked (default `Interruption.defaultGrace`).
     var interruptionGrace: Double { get }
-    /// The report of a run that failed before it could make its own.
-    func report(for failure: Diagnostic) -> Report
+    /// The report of a run that `failure` stopped before it could make its own: refused or
+    /// failed as the error's disposition says.
+    func report(for failure: any DiagnosableError) -> Report
     /// Prints `report` as text (never with `--json`): results on stdout, diagnostics on stderr.
     func printText(_ report: Report, _ output: OutputOptions)
     /// The message when `error` is, for this command, a usage error (exit 64); nil otherwise.
@@ -50,7 +51,7 @@ extension CommandReporting {
         } else {
             printText(report, output)
         }
-        let status = report.exitStatus
+        let status = ExitStatus(report.outcome)
         if status != .success { throw status.exitCode }
     }
 
@@ -67,11 +68,11 @@ extension CommandReporting {
         }
         guard let failure = CommandFailure.diagnosable(error) else { return error }
         if output.json {
-            Console.json(report(for: failure.diagnostic))
+            Console.json(report(for: failure))
         } else {
             Console.print([failure.diagnostic], file: subject, quiet: output.quiet)
         }
-        return ExitStatus(failure.disposition).exitCode
+        return ExitStatus(Outcome(failure.disposition)).exitCode
     }
 
     /// Runs the work under `Interruption` with this command's name, line and grace.

@@ -55,8 +55,8 @@ extension Pkgtool {
             return try AssetPackConverter(output: destination).convert(packages, options: options(bar, cancellation: cancellation))
         }
 
-        func report(for failure: Diagnostic) -> ConvertReport {
-            ConvertReport(status: .failed, diagnostics: [failure])
+        func report(for failure: any DiagnosableError) -> ConvertReport {
+            ConvertReport(status: ConvertStatus(failure), diagnostics: [failure.diagnostic])
         }
 
         func printText(_ report: ConvertReport, _ output: OutputOptions) {

@@ -119,8 +119,8 @@ extension Pkgtool {
             }
         }
 
-        func report(for failure: Diagnostic) -> CreateResult {
-            CreateResult(failed: format, diagnostics: [failure])
+        func report(for failure: any DiagnosableError) -> CreateResult {
+            CreateResult(failed: format, by: failure)
         }
     }
 }

@@ -23,35 +23,7 @@ extension Pkgtool {
         var subject: String { old }
 
         func execute(_ output: OutputOptions, _ cancellation: Cancellation) throws -> DiffReport {
-            let context = RuleContext(purpose: .validate, limits: limit.limits)
-            return try Self.compare(old, new) { try PackageCheck.run($0, context: context, cancellation: cancellation) }
-        }
-
-        /// The report on `old` and `new`, each read whole by `check`. A side that cannot be read
-        /// is the verdict's reason, with its failure (whatever error it is) as its diagnostic:
-        /// a side that could not be read at all makes the exit status 2.
-        static func compare(_ old: String, _ new: String, check: (String) throws -> PackageCheck) throws -> DiffReport {
-            func side(_ path: String) throws -> Result<PackageCheck, CommandFailure> {
-                do {
-                    return .success(try check(path))
-                } catch {
-                    guard let failure = CommandFailure.diagnosable(error) else { throw error }
-                    return .failure(CommandFailure(failure))
-                }
-            }
-            switch (try side(old), try side(new)) {
-            case (.success(let a), .success(let b)):
-                return DiffReport(old: a, new: b)
-            case (let a, let b):
-                return DiffReport(invalid: Self.side(a, old), Self.side(b, new))
-            }
-        }
-
-        private static func side(_ result: Result<PackageCheck, CommandFailure>, _ path: String) -> DiffReport.Side {
-            switch result {
-            case .success(let check): return DiffReport.Side(check)
-            case .failure(let failure): return DiffReport.Side(unreadable: path, failure.diagnostic)
-            }
+            try DiffReport.compare(old, new, limits: limit.limits, cancellation: cancellation)
         }
 
         func printText(_ report: DiffReport, _ output: OutputOptions) {
@@ -85,8 +57,8 @@ extension Pkgtool {
                 + "\(report.changed.count) changed (\(Console.count(Int(report.changedBytes), "byte")) now)"
         }
 
-        func report(for failure: Diagnostic) -> DiffReport {
-            DiffReport(invalid: DiffReport.Side(unreadable: old, failure), DiffReport.Side(unreadable: new, failure))
+        func report(for failure: any DiagnosableError) -> DiffReport {
+            DiffReport(invalid: DiffReport.Side(unreadable: old, failure.diagnostic), DiffReport.Side(unreadable: new, failure.diagnostic))
         }
     }
 }

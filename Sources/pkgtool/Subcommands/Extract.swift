@@ -55,8 +55,8 @@ extension Pkgtool {
             if !output.quiet { Console.out(summary(report)) }
         }
 
-        func report(for failure: Diagnostic) -> ExtractReport {
-            .failed(FailedInstall(diagnostics: [failure]))
+        func report(for failure: any DiagnosableError) -> ExtractReport {
+            .stopped(StoppedInstall(failure))
         }
 
         private func summary(_ report: InstallReport) -> String {
@@ -75,31 +75,4 @@ extension Pkgtool {
             return line
         }
     }
-}
-
-/// `extract`'s report: the installer's, or (exit 2) the same shape for an install that could not
-/// be done at all, with status `failed`, as `sync` reports a product it could not install.
-enum ExtractReport: Encodable {
-    case done(InstallReport)
-    case failed(FailedInstall)
-
-    func encode(to encoder: Encoder) throws {
-        switch self {
-        case .done(let report): try report.encode(to: encoder)
-        case .failed(let failure): try failure.encode(to: encoder)
-        }
-    }
-}
-
-/// `extract --json` when the install could not be done at all (its shape in docs/json.md).
-struct FailedInstall: Encodable {
-    let status = "failed"
-    @Nullable var productIdentifier: String? = nil
-    @Nullable var contentVersion: String? = nil
-    @Nullable var previousVersion: String? = nil
-    @Nullable var installedPath: String? = nil
-    var fileCount = 0
-    var payloadBytes: Int64 = 0
-    var removedVersions: [String] = []
-    var diagnostics: [Diagnostic]
 }

@@ -40,8 +40,8 @@ extension Pkgtool {
             printDescription(report)
         }
 
-        func report(for failure: Diagnostic) -> InspectReport {
-            InspectReport(path: package, diagnostics: [failure])
+        func report(for failure: any DiagnosableError) -> InspectReport {
+            InspectReport(path: package, diagnostics: [failure.diagnostic])
         }
 
         private func printDescription(_ report: InspectReport) {

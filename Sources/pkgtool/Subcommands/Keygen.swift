@@ -33,13 +33,13 @@ extension Pkgtool {
 
         func execute(_ output: OutputOptions, _ cancellation: Cancellation) throws -> KeygenReport {
             let (status, key) = try files.generate()
-            return KeygenReport(status: status == .created ? .created : .existing, privateKey: files.privateKeyPath,
+            return KeygenReport(status: KeygenReport.Status(status), privateKey: files.privateKeyPath,
                                 publicKey: files.publicKeyPath, publicKeyPEM: key.pemRepresentation, diagnostics: [])
         }
 
-        func report(for failure: Diagnostic) -> KeygenReport {
-            KeygenReport(status: failure.code.disposition == .refused ? .refused : .failed, privateKey: files.privateKeyPath,
-                         publicKey: files.publicKeyPath, diagnostics: [failure])
+        func report(for failure: any DiagnosableError) -> KeygenReport {
+            KeygenReport(status: KeygenReport.Status(failure), privateKey: files.privateKeyPath, publicKey: files.publicKeyPath,
+                         diagnostics: [failure.diagnostic])
         }
 
         func printText(_ report: KeygenReport, _ output: OutputOptions) {
@@ -56,9 +56,9 @@ extension Pkgtool {
 }
 
 /// `keygen --json`: the key files, what was done with them, and the public key.
-struct KeygenReport: Encodable {
+struct KeygenReport: Encodable, OutcomeReporting {
     /// What keygen did.
-    enum Status: String, Encodable {
+    enum Status: String, Encodable, RefusedOrFailed {
         /// A new key pair was written.
         case created
         /// The private key was there and is kept (its public key file written if missing).
@@ -67,6 +67,14 @@ struct KeygenReport: Encodable {
         case refused
         /// The files could not be read or written.
         case failed
+
+        /// What `SigningKeyFiles.generate` did.
+        init(_ made: SigningKeyFiles.Status) {
+            switch made {
+            case .created: self = .created
+            case .existing: self = .existing
+            }
+        }
     }
 
     var status: Status
@@ -77,4 +85,13 @@ struct KeygenReport: Encodable {
     /// The public key's PEM, when there is a key pair.
     @Nullable var publicKeyPEM: String? = nil
     var diagnostics: [Diagnostic]
+
+    /// A key pair made or kept is a success.
+    var outcome: Outcome {
+        switch status {
+        case .created, .existing: return .success
+        case .refused: return .refused
+        case .failed: return .failed
+        }
+    }
 }

@@ -44,7 +44,7 @@ extension Pkgtool {
                 let options = PublishOptions(signingKeys: keys, keep: keep.count, cancellation: cancellation)
                 return try Publisher(destination: destination).publish(packages, options: options)
             } catch let error as any DiagnosableError {
-                return report(for: error.diagnostic)
+                return report(for: error)
             }
         }
 
@@ -63,8 +63,8 @@ extension Pkgtool {
             }
         }
 
-        func report(for failure: Diagnostic) -> PublishReport {
-            PublishReport.failed(destination: destination, packages: packages, failure)
+        func report(for failure: any DiagnosableError) -> PublishReport {
+            PublishReport.stopped(destination: destination, packages: packages, by: failure)
         }
 
         func printText(_ report: PublishReport, _ output: OutputOptions) {

@@ -94,8 +94,8 @@ extension Pkgtool {
         }
 
         /// Every product asked for shares the failure.
-        func report(for failure: Diagnostic) -> SyncReport {
-            let status: SyncStatus = failure.code.disposition == .refused ? .refused : .failed
+        func report(for failure: any DiagnosableError) -> SyncReport {
+            let (status, failure) = (SyncStatus(failure), failure.diagnostic)
             return SyncReport(products: products.map { ProductSyncResult(productIdentifier: $0, status: status, diagnostics: [failure]) },
                               diagnostics: products.isEmpty ? [failure] : [], mode: check ? .check : .install)
         }

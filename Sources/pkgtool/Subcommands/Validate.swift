@@ -57,54 +57,32 @@ extension Pkgtool {
             } catch {
                 // A CI reporter reports a run that failed first too: its document stays whole.
                 guard reporter != .text, let failure = CommandFailure.diagnosable(error) else { throw error }
-                return report(for: failure.diagnostic)
+                return report(for: failure)
             }
         }
 
         private func check(_ output: OutputOptions, _ cancellation: Cancellation) throws -> ValidationReport {
-            var context = RuleContext(purpose: .validate, limits: limit.limits, expectedProductIdentifier: productIdentifier)
-            if let previousVersion, let version = ContentVersion(previousVersion) {
-                context.previous = PreviousPackage(productIdentifier: nil, contentVersion: version)
-            }
-            if let previous {
-                let old = try PackageCheck.run(previous, context: RuleContext(purpose: .validate, limits: limit.limits),
-                                               cancellation: cancellation)
-                guard let asPrevious = old.asPrevious else {
-                    throw CommandFailure(.unreadableInput, path: previous, "the previous package has no readable ContentInfo.plist")
-                }
-                context.previous = asPrevious
-            }
+            let request = ValidationRequest(paths: paths, productIdentifier: productIdentifier, previous: previous,
+                                            previousVersion: previousVersion.flatMap(ContentVersion.init), strict: strict,
+                                            limits: limit.limits, cancellation: cancellation)
             let bar = ProgressBar(enabled: !output.json && !output.quiet && reporter == .text)
-            var reports: [PackageReport] = []
-            for path in paths {
-                let report: PackageReport
-                do {
-                    // Contents are compared only against a previous package; otherwise the container's
-                    // own checksums are verified by reading, and hashing again would be wasted.
-                    let check = try PackageCheck.run(path, context: context, digests: context.previous?.payloadDigests != nil,
-                                                     cancellation: cancellation) { bar.update($0, of: $1) }
-                    report = PackageAdvice.worded(PackageReport(check, strict: strict))
-                } catch let error as any DiagnosableError {
-                    // Listed all the same: a script reading `valid` must not pass over it.
-                    report = PackageReport(unchecked: path, diagnostics: [error.diagnostic])
-                }
+            return try ValidationReport.make(request, progress: { bar.update($0, of: $1) }) { report in
                 bar.finish()
-                reports.append(report)
+                report = PackageAdvice.worded(report)
                 // Said as each package is done: a long run shows its findings as it goes.
                 if !output.json && reporter == .text {
-                    Console.print(report.diagnostics, file: path, several: paths.count > 1, quiet: output.quiet)
+                    Console.print(report.diagnostics, file: report.path, several: paths.count > 1, quiet: output.quiet)
                     if !output.quiet { Console.out(PackageSummary.line(report, strict: strict)) }
                 }
             }
-            return ValidationReport(packages: reports)
         }
 
         func printText(_ report: ValidationReport, _ output: OutputOptions) {
             reporter.print(report, strict: strict, quiet: output.quiet)
         }
 
-        func report(for failure: Diagnostic) -> ValidationReport {
-            ValidationReport(packages: paths.map { PackageReport(unchecked: $0, diagnostics: []) }, diagnostics: [failure])
+        func report(for failure: any DiagnosableError) -> ValidationReport {
+            ValidationReport(packages: paths.map { PackageReport(unchecked: $0, diagnostics: []) }, diagnostics: [failure.diagnostic])
         }
     }
 }

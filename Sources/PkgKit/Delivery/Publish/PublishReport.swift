@@ -11,6 +11,17 @@ public enum PublishStatus: String, Sendable, Codable {
     case failed
 }
 
+extension PublishStatus: RefusedOrFailed, OutcomeReporting {
+    /// Published or unchanged is a success.
+    public var outcome: Outcome {
+        switch self {
+        case .published, .unchanged: return .success
+        case .refused: return .refused
+        case .failed: return .failed
+        }
+    }
+}
+
 /// What `publish` did with one package.
 public enum PublishedPackageStatus: String, Sendable, Codable {
     /// Copied into the folder and added to the catalog.
@@ -86,13 +97,15 @@ public struct PublishReport: Sendable, Encodable {
     public var diagnostics: [Diagnostic]
 }
 
-extension PublishReport {
+extension PublishReport: OutcomeReporting {
+    public var outcome: Outcome { status.outcome }
+
     /// The report of a publish that could not start (an unreadable key): every package listed,
-    /// none published, and the reason as a diagnostic.
-    public static func failed(destination: String, packages: [String], _ diagnostic: Diagnostic) -> PublishReport {
+    /// none published, refused or failed as `error` is, with its diagnostic.
+    public static func stopped(destination: String, packages: [String], by error: any DiagnosableError) -> PublishReport {
         let publisher = Publisher(destination: destination)
-        return PublishReport(status: .failed, destination: publisher.destination, catalog: publisher.catalogPath, signature: nil,
+        return PublishReport(status: PublishStatus(error), destination: publisher.destination, catalog: publisher.catalogPath, signature: nil,
                              packages: packages.map { PublishedPackage(path: $0, status: .skipped, diagnostics: []) },
-                             removed: [], diagnostics: [diagnostic])
+                             removed: [], diagnostics: [error.diagnostic])
     }
 }

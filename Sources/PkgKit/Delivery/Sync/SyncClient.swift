@@ -133,7 +133,7 @@ public struct SyncClient: Sendable {
         } catch let error as any DiagnosableError {
             // The catalog itself could not be used: every selected product shares its fate, and
             // says so itself; the report's own list holds it only when no product does.
-            let status: SyncStatus = error.disposition == .refused ? .refused : .failed
+            let status = SyncStatus(error)
             let failure = error as? TransportError
             var report = SyncReport(products: selected.map { id in
                 var result = ProductSyncResult(productIdentifier: id, status: status, diagnostics: [error.diagnostic])
@@ -176,7 +176,7 @@ public struct SyncClient: Sendable {
                 }
                 state = try ProductState.read(folder, latest: product?.latestVersion)
             } catch let error as any DiagnosableError {
-                report.products.append(ProductSyncResult(productIdentifier: id, status: error.disposition == .refused ? .refused : .failed,
+                report.products.append(ProductSyncResult(productIdentifier: id, status: SyncStatus(error),
                                                          diagnostics: [error.diagnostic]))
                 continue
             }

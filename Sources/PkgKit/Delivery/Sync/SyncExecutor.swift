@@ -57,7 +57,7 @@ struct SyncExecutor {
         } catch is CancellationError {
             throw OperationCancelled()
         } catch let error as any DiagnosableError {
-            result.status = error.disposition == .refused ? .refused : .failed
+            result.status = SyncStatus(error)
             result.diagnostics.append(error.diagnostic)
             result.transportFailure = error as? TransportError
         }

@@ -14,6 +14,8 @@ public enum SyncStatus: String, Sendable, Codable {
     case failed
 }
 
+extension SyncStatus: RefusedOrFailed {}
+
 /// One product's outcome (`pkgtool sync --json`, docs/sync.md), or in a check what a sync would do
 /// (`--check --json`: the fields a check fills in, see `SyncReport.mode`).
 public struct ProductSyncResult: Sendable, Encodable, Equatable {
@@ -110,7 +112,7 @@ public enum SyncMode: String, Sendable {
 }
 
 /// A whole sync's outcome (`pkgtool sync --json`), or a check's (`pkgtool sync --check --json`).
-public struct SyncReport: Sendable, Encodable, Equatable {
+public struct SyncReport: Sendable, Encodable, Equatable, OutcomeReporting {
     /// One result per product, in the order they were synced (sorted by identifier).
     public var products: [ProductSyncResult]
     /// Every body byte received in the run: the catalog, its signature file and package data,
@@ -160,26 +162,13 @@ public struct SyncReport: Sendable, Encodable, Equatable {
     /// signature, an invalid catalog, an unknown product, a package that is not its entry) makes
     /// the sync refused, since it needs a person; otherwise any failure makes it failed. A check
     /// with a product to update and nothing refused or failed has updates available.
-    public var outcome: SyncOutcome {
+    public var outcome: Outcome {
         let statuses = products.map(\.status)
         let catalogErrors = diagnostics.filter { $0.severity == .error }
-        let refusedCodes: Set<DiagnosticCode> = [.badSignature, .invalidCatalog, .unknownProduct]
-        if statuses.contains(.refused) || catalogErrors.contains(where: { refusedCodes.contains($0.code) }) { return .refused }
+        if statuses.contains(.refused) || catalogErrors.contains(where: { $0.code.disposition == .refused }) { return .refused }
         if statuses.contains(.failed) || !catalogErrors.isEmpty { return .failed }
         return statuses.contains(.update) ? .updatesAvailable : .success
     }
-}
-
-/// A sync's (or a check's) outcome as a whole, which a front end turns into its exit status.
-public enum SyncOutcome: String, Sendable {
-    /// Every product installed or unchanged (check: every product unchanged).
-    case success
-    /// `check` only: at least one product would be updated, none refused or failed.
-    case updatesAvailable
-    /// Something was refused: it needs a person.
-    case refused
-    /// Something could not be done, nothing refused.
-    case failed
 }
 
 /// How far a sync has got, reported as it goes.

@@ -41,42 +41,6 @@ public struct CreateRequest: Sendable {
     }
 }
 
-/// What `create` did (the JSON shape of docs/json.md).
-public struct CreateResult: Sendable, Codable {
-    /// The package written, or nil when errors stopped it.
-    @Nullable public var output: String?
-    public var format: OutputFormat
-    @Nullable public var productIdentifier: String?
-    @Nullable public var contentVersion: String?
-    public var fileCount: Int
-    public var payloadBytes: Int64
-    @Nullable public var archiveBytes: Int64?
-    @Nullable public var sha256: String?
-    /// Junk left out of the package.
-    public var skipped: [String]
-    public var diagnostics: [Diagnostic]
-
-    /// The result of a run that failed before it could judge the source: nothing written.
-    public init(failed format: OutputFormat, diagnostics: [Diagnostic]) {
-        self.init(output: nil, format: format, productIdentifier: nil, contentVersion: nil, fileCount: 0, payloadBytes: 0,
-                  archiveBytes: nil, sha256: nil, skipped: [], diagnostics: diagnostics)
-    }
-
-    init(output: String?, format: OutputFormat, productIdentifier: String?, contentVersion: String?, fileCount: Int,
-         payloadBytes: Int64, archiveBytes: Int64?, sha256: String?, skipped: [String], diagnostics: [Diagnostic]) {
-        self.output = output
-        self.format = format
-        self.productIdentifier = productIdentifier
-        self.contentVersion = contentVersion
-        self.fileCount = fileCount
-        self.payloadBytes = payloadBytes
-        self.archiveBytes = archiveBytes
-        self.sha256 = sha256
-        self.skipped = skipped
-        self.diagnostics = diagnostics
-    }
-}
-
 /// Why `create` could not run at all, as opposed to refusing an invalid source (a result whose
 /// `output` is nil). Each case is a typed fact about the request; a front end decides which of
 /// them are its own usage errors.

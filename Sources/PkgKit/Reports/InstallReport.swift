@@ -1,3 +1,18 @@
+/// What `Installer.install` did.
+public enum InstallStatus: String, Sendable, Codable {
+    /// A version folder was written (or the record now points at an identical one).
+    case installed
+    /// The same version with the same files was already current: nothing was written.
+    case unchanged
+    /// The package is invalid, or the install was refused (see the diagnostics).
+    case refused
+}
+
+extension InstallStatus: OutcomeReporting {
+    /// Installed or unchanged is a success.
+    public var outcome: Outcome { self == .refused ? .refused : .success }
+}
+
 /// The result of one install: `pkgtool extract --json` (docs/json.md).
 public struct InstallReport: Sendable, Encodable {
     public var status: InstallStatus
@@ -39,4 +54,8 @@ public struct InstallReport: Sendable, Encodable {
         removedVersions = []
         diagnostics = check.diagnostics
     }
+}
+
+extension InstallReport: OutcomeReporting {
+    public var outcome: Outcome { status.outcome }
 }

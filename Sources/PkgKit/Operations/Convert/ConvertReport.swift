@@ -65,9 +65,19 @@ public enum ConvertStatus: String, Sendable, Codable {
     case failed
 }
 
+extension ConvertStatus: RefusedOrFailed, OutcomeReporting {
+    public var outcome: Outcome {
+        switch self {
+        case .converted: return .success
+        case .refused: return .refused
+        case .failed: return .failed
+        }
+    }
+}
+
 /// What `convert` did (its `--json` output): the packs written, every package's check, and the
 /// findings that concern several packages at once.
-public struct ConvertReport: Sendable, Codable {
+public struct ConvertReport: Sendable, Codable, OutcomeReporting {
     /// How it ended.
     public var status: ConvertStatus
     /// The packs written, sorted by asset pack ID; empty unless `status` is `converted`.
@@ -79,6 +89,9 @@ public struct ConvertReport: Sendable, Codable {
     /// Findings about the conversion as a whole: pack ID collisions, one version given twice
     /// with different contents, unreadable inputs, write failures.
     public var diagnostics: [Diagnostic]
+
+    /// How it ended, as its status says.
+    public var outcome: Outcome { status.outcome }
 
     /// A report; `convert` makes them.
     public init(status: ConvertStatus, packs: [ConvertedPack] = [], packages: [PackageReport] = [],

@@ -1,62 +1,3 @@
-/// One package in `validate`'s report (docs/json.md).
-public struct PackageReport: Sendable, Codable {
-    public var path: String
-    public var valid: Bool
-    @Nullable public var format: PackageFormat?
-    /// The one folder the package comes wrapped in (docs/format.md), nil when it has none.
-    @Nullable public var wrapper: String?
-    @Nullable public var productIdentifier: String?
-    @Nullable public var contentVersion: String?
-    public var fileCount: Int
-    public var payloadBytes: Int64
-    @Nullable public var archiveBytes: Int64?
-    public var diagnostics: [Diagnostic]
-
-    /// The report for a checked package.
-    public init(_ check: PackageCheck, strict: Bool) {
-        let info = check.facts.parsedContentInfo
-        path = check.path
-        valid = check.isValid(strict: strict)
-        format = check.facts.format
-        wrapper = check.facts.wrapper
-        productIdentifier = info?.productIdentifier
-        contentVersion = info?.contentVersion
-        fileCount = check.facts.fileCount
-        payloadBytes = check.facts.payloadBytes
-        archiveBytes = check.facts.archiveBytes
-        diagnostics = check.diagnostics
-    }
-
-    /// The report for a path that could not be checked at all: missing, unreadable
-    /// (`unreadable-input`), or not checked because the command failed first (no diagnostics).
-    public init(unchecked path: String, diagnostics: [Diagnostic]) {
-        self.path = path
-        valid = false
-        format = nil
-        wrapper = nil
-        productIdentifier = nil
-        contentVersion = nil
-        fileCount = 0
-        payloadBytes = 0
-        archiveBytes = nil
-        self.diagnostics = diagnostics
-    }
-}
-
-/// `validate`'s whole report.
-public struct ValidationReport: Sendable, Codable {
-    public var valid: Bool
-    public var packages: [PackageReport]
-    /// Findings about the run rather than one package (a `--previous` that cannot be read).
-    public var diagnostics: [Diagnostic]
-
-    public init(packages: [PackageReport], diagnostics: [Diagnostic] = []) {
-        self.packages = packages
-        self.diagnostics = diagnostics
-        valid = !packages.isEmpty && packages.allSatisfy(\.valid) && !diagnostics.failing()
-    }
-}
-
 /// `diff`'s verdict on an update.
 public enum DiffVerdict: String, Sendable, Codable {
     case ok
@@ -68,7 +9,7 @@ public enum DiffVerdict: String, Sendable, Codable {
 }
 
 /// `diff`'s report (docs/json.md).
-public struct DiffReport: Sendable, Codable {
+public struct DiffReport: Sendable, Codable, OutcomeReporting {
     /// One side: its path, product id and version, and its errors when it is invalid.
     public struct Side: Sendable, Codable {
         public var path: String
@@ -106,6 +47,9 @@ public struct DiffReport: Sendable, Codable {
     /// The bytes of the files changed, as the new package has them: what an update brings anew.
     public var changedBytes: Int64
     public var verdict: DiffVerdict
+
+    /// A success only for `ok`; failed when a side could not be read at all.
+    public var outcome: Outcome { Outcome(passed: verdict == .ok, old.diagnostics + new.diagnostics) }
 
     /// Compares two checked packages by content (sha1 of every payload file, link targets).
     /// Both must have been read whole and be valid: otherwise the verdict is `invalid` and
