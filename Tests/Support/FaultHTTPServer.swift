@@ -146,6 +146,10 @@ public final class FaultHTTPServer: @unchecked Sendable {
     /// slice of at most 64 KiB at a time), so it tells how far a transfer has come.
     public var bytesSent: Int { lock.withLock { sentInAll } }
 
+    /// Connections accepted and not yet closed by the server: 0 once every answer so far has
+    /// ended with the server's close (a FIN on the wire).
+    public var openConnections: Int { lock.withLock { connections.count } }
+
     /// Waits until no request is being answered, `timeout` seconds at most; false when some
     /// answer is still underway (a stall holding its connection, a send blocked by a client
     /// that does not read).

@@ -9,9 +9,13 @@ import NIOSSL
 
 /// `HTTPTransport` over AsyncHTTPClient (SwiftNIO): sync's HTTP client on Linux.
 ///
-/// A response body is an `AsyncSequence` whose reader sets the pace: NIO reads from the socket
-/// only while the body is being consumed, so a slow disk slows the server down through TCP and
-/// never fills memory, and no thread of the process is ever blocked waiting for another.
+/// A response body is read ahead into a buffer of at most `readAhead` bytes, which the reader
+/// empties at its own pace: NIO reads from the socket only while the buffer has room, so a slow
+/// disk slows the server down through TCP and never fills memory, and no thread of the process is
+/// ever blocked waiting for another. Every byte that reached the client reaches the reader, even
+/// when the server closes the connection early: the reader takes what is buffered before it sees
+/// the failure, so a resumed download asks for the first byte it does not have (`ResponseBody`
+/// says why this needs the client's delegate API rather than its async body).
 /// Cancelling the reading task (or `HTTPBody.cancel()`) fails the request and closes its
 /// connection at once. Chosen over FoundationNetworking by measurement (`bench/TRANSPORT.md`).
 ///
@@ -61,31 +65,43 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
+    /// The event loop every request, and the connection it runs on, uses: the body's buffer
+    /// (`ResponseBody`) then asks for more in the same turn of the loop that delivered a part,
+    /// which is what lets it take the bytes NIO reads when a connection closes.
+    private static let loop: any EventLoop = client.eventLoopGroup.next()
+
+    /// The most body bytes read ahead of the reader, per response. Bytes arriving while it is
+    /// full wait in the kernel, which holds the server back; a connection closed while it is
+    /// full loses what the kernel held (the reader is that far behind the network), so it is
+    /// large enough that a reader that keeps up never fills it.
+    static let readAhead = 2 << 20
+
     /// Sends the GET; returns once the head has arrived.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         let url = request.url.absoluteString
         let scheme = request.url.scheme?.lowercased()
         guard scheme == "http" || scheme == "https" else { throw TransportError.unsupportedURL(url) }
-        var outgoing = HTTPClientRequest(url: url)
-        outgoing.method = .GET
-        outgoing.headers.add(name: "User-Agent", value: userAgent)
-        outgoing.headers.add(name: "Accept-Encoding", value: "identity")
-        if let range = request.range { outgoing.headers.add(name: "Range", value: range.headerValue) }
-        if let tlsConfiguration { outgoing.tlsConfiguration = try tlsConfiguration.get() }
-        let response: HTTPClientResponse
+        var headers = HTTPHeaders()
+        headers.add(name: "User-Agent", value: userAgent)
+        headers.add(name: "Accept-Encoding", value: "identity")
+        if let range = request.range { headers.add(name: "Range", value: range.headerValue) }
+        let tls = try tlsConfiguration?.get()
+        let body = ResponseBody(url: url, limit: Self.readAhead)
+        let head: NIOHTTP1.HTTPResponseHead
         do {
-            response = try await Self.client.execute(outgoing, deadline: .distantFuture)
+            let outgoing = try HTTPClient.Request(url: url, method: .GET, headers: headers, tlsConfiguration: tls)
+            body.start(Self.client.execute(request: outgoing, delegate: body, eventLoop: .delegateAndChannel(on: Self.loop)))
+            head = try await body.head()
         } catch {
             throw await Self.diagnosed(Self.map(error, url: url), request.url)
         }
-        let headers = response.headers
-        let head = HTTPResponseHead(
-            statusCode: Int(response.status.code),
-            contentLength: headers.first(name: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) },
-            contentRange: headers.first(name: "Content-Range").flatMap(ContentRange.init(headerValue:)),
-            contentType: headers.first(name: "Content-Type"))
-        let body = ResponseBody(response.body, url: url)
-        return HTTPResponse(head: head, body: HTTPBody(next: { try await body.next() }, cancel: { body.cancel() }))
+        let fields = head.headers
+        let response = HTTPResponseHead(
+            statusCode: Int(head.status.code),
+            contentLength: fields.first(name: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) },
+            contentRange: fields.first(name: "Content-Range").flatMap(ContentRange.init(headerValue:)),
+            contentType: fields.first(name: "Content-Type"))
+        return HTTPResponse(head: response, body: HTTPBody(next: { try await body.next() }, cancel: { body.cancel() }))
     }
 
     /// A certificate that did not verify, with the reason found by asking the server again;
@@ -163,45 +179,171 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     }
 }
 
-/// One response body being read: its iterator, kept between `next` calls, and its cancellation.
-/// Dropping the iterator ends the body's stream, which fails the request and closes its
-/// connection: `cancel` drops it at once, or as soon as a `next` in progress returns.
-private final class ResponseBody: @unchecked Sendable {
-    // @unchecked: `iterator` and `cancelled` are only touched under `lock`; the iterator is taken
-    // out for the length of one `next`, by the one task reading the body (HTTPBody's contract).
-    private let lock = NSLock()
-    private var iterator: HTTPClientResponse.Body.AsyncIterator?
-    private var cancelled = false
-    private let url: String
+/// One response: its head, then its body parts as the client hands them over, buffered up to
+/// `limit` bytes for the one task reading them (HTTPBody's contract), and how it ended.
+///
+/// Why a delegate and not the client's async body: the async body asks the connection for more
+/// only once the reader has taken the last part, from the reader's task. When the server closes
+/// the connection, NIO reads everything the kernel still holds at once, whether asked or not, and
+/// the client drops what arrives while no one has asked for it (a megabyte and more on loopback).
+/// This delegate takes each part in the turn of the event loop that delivers it and asks for the
+/// next at once (its future is already complete) until `limit` bytes wait, so the connection
+/// always has a request outstanding and every byte read reaches the buffer. When the request
+/// fails, the reader still takes every buffered part before the failure is thrown.
+private final class ResponseBody: HTTPClientResponseDelegate, @unchecked Sendable {
+    // @unchecked: every mutable field is only touched under `lock`; continuations and the
+    // promise are completed after it is let go.
+    typealias Response = Void
 
-    init(_ body: HTTPClientResponse.Body, url: String) {
-        iterator = body.makeAsyncIterator()
+    private let lock = NSLock()
+    private let url: String
+    private let limit: Int
+    private var task: HTTPClient.Task<Void>?
+    private var received: NIOHTTP1.HTTPResponseHead?
+    private var headWaiter: CheckedContinuation<NIOHTTP1.HTTPResponseHead, any Error>?
+    private var parts = CircularBuffer<ByteBuffer>()
+    private var buffered = 0
+    /// The client, waiting for room in the buffer before it reads on.
+    private var full: EventLoopPromise<Void>?
+    private var reader: CheckedContinuation<ByteBuffer?, any Error>?
+    private var outcome: Result<Void, any Error>?
+    private var cancelled = false
+
+    init(url: String, limit: Int) {
         self.url = url
+        self.limit = limit
     }
 
+    /// Follows `task`, the request this delegate was given to: its end is the body's.
+    func start(_ task: HTTPClient.Task<Void>) {
+        let cancelNow = lock.withLock {
+            self.task = task
+            return cancelled
+        }
+        task.futureResult.whenComplete { self.finished($0) }
+        if cancelNow { task.cancel() }
+    }
+
+    /// Waits for the response head; cancelling the waiting task cancels the request.
+    func head() async throws -> NIOHTTP1.HTTPResponseHead {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<NIOHTTP1.HTTPResponseHead, any Error>) in
+                let ready: Result<NIOHTTP1.HTTPResponseHead, any Error>? = lock.withLock {
+                    if let received { return .success(received) }
+                    if cancelled { return .failure(CancellationError()) }
+                    if case .failure(let error) = outcome { return .failure(error) }
+                    if outcome != nil { return .failure(TransportError.connectionLost(url: url, "the server sent no response")) }
+                    headWaiter = waiter
+                    return nil
+                }
+                if let ready { waiter.resume(with: ready) }
+            }
+        } onCancel: {
+            cancel()
+        }
+    }
+
+    /// The next part, in order, once it arrived; nil at the end of the body; the request's
+    /// failure once every part that arrived before it was taken.
     func next() async throws -> Data? {
-        guard var current = lock.withLock({ () -> HTTPClientResponse.Body.AsyncIterator? in
-            defer { iterator = nil }
-            return cancelled ? nil : iterator
-        }) else { throw CancellationError() }
-        let buffer: ByteBuffer?
+        let part: ByteBuffer?
         do {
-            buffer = try await current.next()
+            part = try await nextPart()
         } catch {
             throw AsyncHTTPClientTransport.map(error, url: url)
         }
-        guard let buffer else { return nil }
-        lock.withLock { if !cancelled { iterator = current } }
-        // The chunk's bytes stay in NIO's buffer (which the Data keeps alive): a package's every
+        guard let part else { return nil }
+        // The part's bytes stay in NIO's buffer (which the Data keeps alive): a package's every
         // byte copied once more on its way to the disk was a tenth of a full sync's download work.
-        return buffer.getData(at: buffer.readerIndex, length: buffer.readableBytes, byteTransferStrategy: .noCopy) ?? Data()
+        return part.getData(at: part.readerIndex, length: part.readableBytes, byteTransferStrategy: .noCopy) ?? Data()
     }
 
-    func cancel() {
-        lock.withLock {
-            cancelled = true
-            iterator = nil
+    private func nextPart() async throws -> ByteBuffer? {
+        try await withTaskCancellationHandler {
+            try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<ByteBuffer?, any Error>) in
+                var room: EventLoopPromise<Void>?
+                let ready: Result<ByteBuffer?, any Error>? = lock.withLock {
+                    if cancelled { return .failure(CancellationError()) }
+                    if let part = parts.popFirst() {
+                        buffered -= part.readableBytes
+                        if buffered < limit { (room, full) = (full, nil) }
+                        return .success(part)
+                    }
+                    if let outcome { return outcome.map { Optional<ByteBuffer>.none } }
+                    reader = waiter
+                    return nil
+                }
+                room?.succeed(())
+                if let ready { waiter.resume(with: ready) }
+            }
+        } onCancel: {
+            cancel()
         }
     }
+
+    /// Ends the request at once, dropping its connection; the reader's next call throws
+    /// `CancellationError`. Any thread, any number of times.
+    func cancel() {
+        let (task, head, reader, room) = lock.withLock {
+            cancelled = true
+            parts.removeAll()
+            buffered = 0
+            defer { (headWaiter, self.reader, full) = (nil, nil, nil) }
+            return (self.task, headWaiter, self.reader, full)
+        }
+        head?.resume(throwing: CancellationError())
+        reader?.resume(throwing: CancellationError())
+        room?.fail(CancellationError())
+        task?.cancel()
+    }
+
+    /// The request ended: the reader gets what is buffered, then this.
+    private func finished(_ result: Result<Void, any Error>) {
+        let (head, reader, room) = lock.withLock {
+            outcome = outcome ?? result
+            defer { (headWaiter, self.reader, full) = (nil, nil, nil) }
+            // A reader only waits on an empty buffer.
+            return (headWaiter, self.reader, full)
+        }
+        let failure: any Error
+        switch result {
+        case .failure(let error): failure = error
+        case .success: failure = TransportError.connectionLost(url: url, "the server sent no response")
+        }
+        head?.resume(throwing: failure)
+        reader?.resume(with: result.map { Optional<ByteBuffer>.none })
+        // The client stopped with the buffer full: nothing waits on this any more.
+        room?.succeed(())
+    }
+
+    func didReceiveHead(task: HTTPClient.Task<Void>, _ head: NIOHTTP1.HTTPResponseHead) -> EventLoopFuture<Void> {
+        let waiter = lock.withLock {
+            received = head
+            defer { headWaiter = nil }
+            return headWaiter
+        }
+        waiter?.resume(returning: head)
+        return task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ part: ByteBuffer) -> EventLoopFuture<Void> {
+        let (waiter, room): (CheckedContinuation<ByteBuffer?, any Error>?, EventLoopPromise<Void>?) = lock.withLock {
+            if cancelled { return (nil, nil) }
+            if let reader {
+                self.reader = nil
+                return (reader, nil)
+            }
+            parts.append(part)
+            buffered += part.readableBytes
+            guard buffered >= limit else { return (nil, nil) }
+            let promise = task.eventLoop.makePromise(of: Void.self)
+            full = promise
+            return (nil, promise)
+        }
+        waiter?.resume(returning: part)
+        return room?.futureResult ?? task.eventLoop.makeSucceededVoidFuture()
+    }
+
+    func didFinishRequest(task: HTTPClient.Task<Void>) throws {}
 }
 #endif
