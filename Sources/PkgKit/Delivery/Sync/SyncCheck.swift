@@ -191,7 +191,7 @@ private final class DeltaProbe: @unchecked Sendable {
                 try DeltaPlan.chunkBases(candidates, folder: folder, version: version, cancellation: nil)
             }
             guard let plan = DeltaPlan.make(wanted: files, heapStart: toc.heapStart, packageSize: download.entry.size,
-                                            installed: installed, version: version, bases: bases) else {
+                                            installed: installed, bases: bases) else {
                 reason = .noTableOfContents
                 return nil
             }

@@ -139,7 +139,7 @@ struct SyncExecutor {
                 try DeltaPlan.chunkBases(candidates, folder: folder, version: version, cancellation: cancellation)
             }
             guard var plan = DeltaPlan.make(wanted: files, heapStart: toc.heapStart, packageSize: update.entry.size,
-                                            installed: installed, version: version, bases: bases) else {
+                                            installed: installed, bases: bases) else {
                 return .fallBack(.noTableOfContents)
             }
             do {
