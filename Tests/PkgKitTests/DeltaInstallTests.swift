@@ -140,6 +140,17 @@ import TestSupport
         #expect(!exists(s.documents + "/\(Self.id)/1.1") && !exists(s.documents + "/\(Self.id)/1.2"))
     }
 
+    /// A package whose table of contents only libarchive reads cannot be installed from a sparse
+    /// copy: the reader says so, and the delta's source words what to do about it.
+    @Test func aCopyOnlyLibarchiveReadsIsToBeDownloadedWhole() throws {
+        let s = try Scratch()
+        let copy = try XarReaderTests.bzip2Package(in: s)
+        let delta = PackageSource.delta(copy, shownAs: "https://example.com/1.1.pkg", name: "1.1.pkg", reused: [:], reusedEntries: [])
+        #expect(throws: ReadError.unreadable(path: nil, "the package's table of contents is not one pkgtool reads itself: download it whole")) {
+            _ = try delta.open(PackageLimits())
+        }
+    }
+
     /// 1.0 installed, and the sparse copy of a 1.1 that keeps one of its files, with the plan's
     /// ranges fetched: what a delta sync hands the installer.
     static func plannedDelta() throws -> (Scratch, ProductFolder, PackageSource, XarTableMemo, (pkg: String, contents: String)) {
