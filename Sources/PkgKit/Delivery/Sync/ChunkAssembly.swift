@@ -48,9 +48,9 @@ struct ChunkAssembly: Sendable {
     var fetchedChunks: Int { sources.lazy.filter { $0 == nil }.count }
 
     /// Writes the file as `name` into the folder `scratch` (named `scratchName` in `folder`) and
-    /// returns it, to be reused as an installed file is. A fetched chunk or the whole file that does not match is
-    /// refused (`ChunkMismatch`); an installed file that changed since it was cut makes the plan
-    /// void (`InstallError.packageChanged`).
+    /// returns it, to be reused as an installed file is. A fetched chunk or the whole file that
+    /// does not match is refused (`ChunkMismatch`); an installed file that changed since it was
+    /// cut makes the plan void (`InstallError.packageChanged`).
     func assemble(from copy: SparseCopy, folder: ProductFolder, scratch: Int32, scratchName: String, name: String, url: String,
                   cancellation: Cancellation?) throws -> InstalledFile {
         let basePath = folder.path(base.version + "/" + base.relativePath)
