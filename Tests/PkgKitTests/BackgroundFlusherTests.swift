@@ -71,7 +71,7 @@ import TestSupport
             try output.write(block)
             output.startWriteback()
         }
-        try output.sync()
+        try output.flushToDevice()
         #expect(output.backgroundFlushes >= 1)
         #expect(output.backgroundFlushes <= 2)
         #expect(try FileManager.default.attributesOfItem(atPath: dir.path("out.pkg"))[.size] as? Int == 2 * Self.step)

@@ -54,7 +54,7 @@ import TestSupport
         let sizes = DeltaPlan.sizes(of: wanted)
         let installed = try InstalledTree.scan(product, version: "1.0") { sizes.contains($0) }
         let plan = try #require(DeltaPlan.make(wanted: wanted, heapStart: toc.heapStart, packageSize: packageSize,
-                                               installed: installed, version: "1.0"))
+                                               installed: installed))
         #expect(Set(plan.reused.keys.map(\.string)) == ["Contents/media/big.bin", "Contents/moved/same.txt"])
         // Changed: a.txt, new.txt and edited.bin (and ContentInfo.plist, always fetched).
         #expect(plan.fetchedFiles == 3)
@@ -99,7 +99,7 @@ import TestSupport
         let (toc, wanted, _) = try #require(DeltaPlan.wantedFiles(inTOCOf: sparse))
         let product = try #require(try ProductFolder.open(documents: s.documents, identifier: Self.id, create: false))
         let installed = try InstalledTree.scan(product, version: "1.0")
-        let plan = try #require(DeltaPlan.make(wanted: wanted, heapStart: toc.heapStart, packageSize: size, installed: installed, version: "1.0"))
+        let plan = try #require(DeltaPlan.make(wanted: wanted, heapStart: toc.heapStart, packageSize: size, installed: installed))
         #expect(plan.reused.count == 1)
         // Same size, other bytes: only the identity check can notice.
         try s.write("Documents/\(Self.id)/1.0/big.bin", randomData(100_000))
@@ -140,6 +140,17 @@ import TestSupport
         #expect(!exists(s.documents + "/\(Self.id)/1.1") && !exists(s.documents + "/\(Self.id)/1.2"))
     }
 
+    /// A package whose table of contents only libarchive reads cannot be installed from a sparse
+    /// copy: the reader says so, and the delta's source words what to do about it.
+    @Test func aCopyOnlyLibarchiveReadsIsToBeDownloadedWhole() throws {
+        let s = try Scratch()
+        let copy = try XarReaderTests.bzip2Package(in: s)
+        let delta = PackageSource.delta(copy, shownAs: "https://example.com/1.1.pkg", name: "1.1.pkg", reused: [:], reusedEntries: [])
+        #expect(throws: ReadError.unreadable(path: nil, "the package's table of contents is not one pkgtool reads itself: download it whole")) {
+            _ = try delta.open(PackageLimits())
+        }
+    }
+
     /// 1.0 installed, and the sparse copy of a 1.1 that keeps one of its files, with the plan's
     /// ranges fetched: what a delta sync hands the installer.
     static func plannedDelta() throws -> (Scratch, ProductFolder, PackageSource, XarTableMemo, (pkg: String, contents: String)) {
@@ -156,7 +167,7 @@ import TestSupport
         let (toc, wanted, memo) = try #require(DeltaPlan.wantedFiles(inTOCOf: sparse))
         let product = try #require(try ProductFolder.open(documents: s.documents, identifier: Self.id, create: false))
         let plan = try #require(DeltaPlan.make(wanted: wanted, heapStart: toc.heapStart, packageSize: size,
-                                               installed: try InstalledTree.scan(product, version: "1.0"), version: "1.0"))
+                                               installed: try InstalledTree.scan(product, version: "1.0")))
         #expect(plan.reused.count == 1)
         try assemble(v2.pkg, into: sparse, ranges: [0 ..< tocEnd] + plan.fetch)
         let delta = PackageSource.delta(sparse, shownAs: "v2.pkg", name: "1.1.pkg", reused: plan.reused,

@@ -89,12 +89,19 @@ import TestSupport
         }
     }
 
-    @Test func packagesItDoesNotReadGoToLibarchive() throws {
-        let dir = try Scratch()
+    /// A content package whose one file bsdtar compressed with bzip2, which pkgtool's own reader
+    /// leaves to libarchive; its path in `dir`.
+    static func bzip2Package(in dir: Scratch) throws -> String {
         try dir.write("root/ContentInfo.plist", XarCrafter.plist())
         try dir.write("root/Contents/text.txt", String(repeating: "bzip2 text ", count: 2000))
         let out = dir.path("bzip2.pkg")
         #expect(try bsdtar(["--format", "xar", "--options", "xar:compression=bzip2", "-cf", out, "-C", dir.path("root"), "ContentInfo.plist", "Contents"]) == 0)
+        return out
+    }
+
+    @Test func packagesItDoesNotReadGoToLibarchive() throws {
+        let dir = try Scratch()
+        let out = try Self.bzip2Package(in: dir)
         guard case .needsArchiveSupport = try XarReader.open(path: out, limits: PackageLimits()) else {
             Issue.record("pkgtool's own reader claims a bzip2 package")
             return

@@ -4,19 +4,10 @@ import Foundation
 /// What an installed version folder holds, read from the folder itself (no manifest is kept), never
 /// following a link: the basis of "same files" for extract and of the reuse plan of a delta update.
 struct InstalledTree {
-    /// A regular file, hashed.
-    struct File: Sendable {
-        /// Its path below the version folder.
-        var relativePath: String
-        var identity: FileIdentity
-        /// The sha1 of its bytes.
-        var sha1: SHA1Value
-        /// Machine code or script found in its first bytes.
-        var executable: ExecutableFormat?
-    }
-
+    /// The version folder read, a name inside the product folder.
+    let version: String
     /// Regular files that were hashed.
-    var files: [File] = []
+    var files: [InstalledFile] = []
     /// `link:` + target of each link, and `special` for anything neither a file nor a folder, by
     /// path below the version folder.
     private var others: [String: String] = [:]
@@ -49,7 +40,7 @@ struct InstalledTree {
         let fd = openat(product.descriptor, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw InstallError.io(path: product.path(name), errnoText()) }
         defer { close(fd) }
-        var tree = InstalledTree()
+        var tree = InstalledTree(version: name)
         tree.recordsIdentities = identities
         try tree.collect(fd, prefix: "", path: product.path(name), cache: cache, hashing: hashing)
         return tree
@@ -107,7 +98,8 @@ struct InstalledTree {
                 others[relative] = "link:" + String(decoding: target[0..<count], as: UTF8.self)
             case S_IFREG:
                 guard let file = hashed[index] else { continue }
-                files.append(File(relativePath: relative, identity: file.identity, sha1: file.sha1, executable: file.executable))
+                files.append(InstalledFile(version: version, relativePath: relative, identity: file.identity, sha1: file.sha1,
+                                           executable: file.executable))
             default:
                 others[relative] = "special"
             }

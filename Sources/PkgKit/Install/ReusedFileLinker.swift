@@ -1,10 +1,11 @@
 import Crypto
 import Foundation
 
-/// Puts a reused file (see `ReusedFile`) into a staging folder: a hard link to the installed file
-/// where the file system allows, else a copy checked against its sha1. Either way only if it is
-/// still the very file that was hashed when the update was planned (same device, inode, size,
-/// modification and change times); otherwise the install fails and nothing is installed.
+/// Puts a file of the package that is on hand in the product folder (a `FileOnHand`: an
+/// `InstalledFile`) into a staging folder: a hard link to that file where the file system allows,
+/// else a copy checked against its sha1. Either way only if it is still the very file that was
+/// hashed when the update was planned (same device, inode, size, modification and change times);
+/// otherwise the install fails and nothing is installed.
 ///
 /// A hard link makes the two version folders share the file: version folders are read-only
 /// snapshots (the README says so), and an app that edits installed content breaks that.
@@ -14,7 +15,7 @@ final class ReusedFileLinker {
     let productPath: String
     /// The installed folder the last file came from, kept open for the next: files come folder
     /// by folder, and opening every folder of the path again for each file cost more than the link.
-    private var source: (version: String, folder: String, descriptor: Int32)?
+    private var source: (top: String, folder: String, descriptor: Int32)?
 
     init(product: Int32, productPath: String) {
         self.product = product
@@ -23,19 +24,19 @@ final class ReusedFileLinker {
 
     deinit { closeSource() }
 
-    /// Creates `name` in the folder `parent` with the reused file's bytes.
-    func place(_ reused: ReusedFile, in parent: Int32, name: String, shownAs target: @autoclosure () -> String) throws {
-        let relative = reused.relativePath
-        let sourcePath = { self.productPath + "/" + reused.version + "/" + relative }
-        guard PathSafety.componentsAreNames(relative) else {
+    /// Creates `name` in the folder `parent` with the bytes of `file`, found in the product folder.
+    func place(_ file: any FileOnHand, in parent: Int32, name: String, shownAs target: @autoclosure () -> String) throws {
+        let relative = file.relativePath
+        let sourcePath = { self.productPath + "/" + file.folder + "/" + relative }
+        guard PathSafety.componentsAreNames(file.folder), PathSafety.componentsAreNames(relative) else {
             throw InstallError.packageChanged("\(sourcePath()): not a path inside the installed version")
         }
         let slash = relative.lastIndex(of: "/")
-        let folder = try sourceFolder(version: reused.version, slash.map { relative[..<$0] } ?? "", sourcePath: sourcePath)
+        let folder = try sourceFolder(file.folder, slash.map { relative[..<$0] } ?? "", sourcePath: sourcePath)
         let last = String(slash.map { relative[relative.index(after: $0)...] } ?? relative[...])
         var info = stat()
         guard fstatat(folder, last, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG,
-              FileIdentity(info) == reused.identity else { throw changed(sourcePath()) }
+              FileIdentity(info) == file.identity else { throw changed(sourcePath()) }
         // A file whose mode was changed since it was installed is copied: the new version's files are 0644.
         if info.st_mode & 0o7777 == 0o644 {
             if linkat(folder, last, parent, name, 0) == 0 { return }
@@ -45,16 +46,16 @@ final class ReusedFileLinker {
         guard errno == EPERM || errno == EMLINK || errno == EXDEV || errno == ENOTSUP || errno == EOPNOTSUPP else {
             throw InstallError.io(path: target(), errnoText())
         }
-        try copy(from: folder, last, sourcePath: sourcePath(), to: parent, name, target: target(), expected: reused)
+        try copy(from: folder, last, sourcePath: sourcePath(), to: parent, name, target: target(), expected: file.sha1)
     }
 
-    /// The installed folder `version/relative` (components checked by the caller), each
+    /// The folder `top/relative` of the product folder (components checked by the caller), each
     /// component opened without following links (the installed tree may have been edited); the
     /// one of the last call when it is the same.
-    private func sourceFolder(version: String, _ relative: Substring, sourcePath: () -> String) throws -> Int32 {
-        if let source, source.version == version, source.folder == relative { return source.descriptor }
+    private func sourceFolder(_ top: String, _ relative: Substring, sourcePath: () -> String) throws -> Int32 {
+        if let source, source.top == top, source.folder == relative { return source.descriptor }
         closeSource()
-        var folder = openat(product, version, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        var folder = openat(product, top, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard folder >= 0 else { throw changed(sourcePath()) }
         for component in relative.split(separator: "/") {
             let next = openat(folder, String(component), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -62,7 +63,7 @@ final class ReusedFileLinker {
             guard next >= 0 else { throw changed(sourcePath()) }
             folder = next
         }
-        source = (version, String(relative), folder)
+        source = (top, String(relative), folder)
         return folder
     }
 
@@ -73,7 +74,7 @@ final class ReusedFileLinker {
 
     /// The fallback: a copy, hashed on the way and compared with the sha1 the plan relied on.
     private func copy(from folder: Int32, _ name: String, sourcePath: String, to parent: Int32, _ newName: String,
-                      target: String, expected: ReusedFile) throws {
+                      target: String, expected: SHA1Value) throws {
         let input = openat(folder, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard input >= 0 else { throw changed(sourcePath) }
         defer { close(input) }
@@ -92,7 +93,7 @@ final class ReusedFileLinker {
             sha1.update(bufferPointer: chunk)
             try writeAll(output, chunk, path: target)
         }
-        guard SHA1Value(sha1.finalize()) == expected.sha1 else { throw changed(sourcePath) }
+        guard SHA1Value(sha1.finalize()) == expected else { throw changed(sourcePath) }
     }
 
     private func changed(_ path: String) -> InstallError {

@@ -9,7 +9,7 @@ import Foundation
 final class StagingWriter: EntrySink {
     private let tree: StagingTree
     private let path: String
-    /// The product folder, where reused files are found.
+    /// The product folder, where files on hand (see `FileOnHand`) are found.
     private let product: Int32
     private let productPath: String
     private var file: Int32 = -1
@@ -56,9 +56,9 @@ final class StagingWriter: EntrySink {
         switch entry.kind {
         case .directory:
             _ = try tree.directory(relative: relative[...])
-        case .file where entry.reused != nil:
+        case .file where entry.onHand != nil:
             let parent = try tree.directory(relative: folder)
-            try linker.place(entry.reused!, in: parent, name: name, shownAs: self.path + "/" + relative)
+            try linker.place(entry.onHand!, in: parent, name: name, shownAs: self.path + "/" + relative)
         case .file:
             let parent = try tree.directory(relative: folder)
             filePath = path + "/" + relative

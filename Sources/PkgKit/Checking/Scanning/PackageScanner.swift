@@ -76,13 +76,13 @@ public struct PackageScanner {
                 var fact = EntryFacts(path: entry.path, pathProblem: PathSafety.problem(with: entry.path.bytes), kind: entry.kind, mode: entry.mode & 0o7777,
                                       size: 0, linkTarget: entry.linkTarget, hardlinkTarget: entry.hardlinkTarget)
                 try sink?.begin(entry)
-                if entry.kind == .file, let reused = entry.reused {
-                    // Its bytes are an installed file's, hashed against the package's checksum
-                    // when the update was planned; the sink links or copies that file.
-                    fact.size = reused.size
-                    fact.digest = reused.sha1
-                    fact.executable = reused.executable
-                    totalRead += reused.size
+                if entry.kind == .file, let onHand = entry.onHand {
+                    // Its bytes are a file's on disk, found equal to the package's checksum; the
+                    // sink links or copies that file.
+                    fact.size = onHand.size
+                    fact.digest = onHand.sha1
+                    fact.executable = onHand.executable
+                    totalRead += onHand.size
                     try sink?.end()
                     facts.entries.append(fact)
                     if totalRead > limits.maxSize {

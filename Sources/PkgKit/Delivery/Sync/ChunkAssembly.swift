@@ -48,11 +48,11 @@ struct ChunkAssembly: Sendable {
     var fetchedChunks: Int { sources.lazy.filter { $0 == nil }.count }
 
     /// Writes the file as `name` into the folder `scratch` (named `scratchName` in `folder`) and
-    /// returns it as a reused file. A fetched chunk or the whole file that does not match is
-    /// refused (`ChunkMismatch`); an installed file that changed since it was cut makes the plan
-    /// void (`InstallError.packageChanged`).
+    /// returns it, to be reused as an installed file is. A fetched chunk or the whole file that
+    /// does not match is refused (`ChunkMismatch`); an installed file that changed since it was
+    /// cut makes the plan void (`InstallError.packageChanged`).
     func assemble(from copy: SparseCopy, folder: ProductFolder, scratch: Int32, scratchName: String, name: String, url: String,
-                  cancellation: Cancellation?) throws -> ReusedFile {
+                  cancellation: Cancellation?) throws -> InstalledFile {
         let basePath = folder.path(base.version + "/" + base.relativePath)
         let input = openat(folder.descriptor, base.version + "/" + base.relativePath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard input >= 0 else { throw InstallError.packageChanged("\(basePath): the installed file is gone; run sync again") }
@@ -97,8 +97,8 @@ struct ChunkAssembly: Sendable {
         }
         var info = stat()
         guard fstat(output, &info) == 0 else { throw InstallError.io(path: outputPath, errnoText()) }
-        return ReusedFile(version: scratchName, relativePath: name, identity: FileIdentity(info), sha1: self.sha1,
-                          executable: ExecutableFormat.detect(head))
+        return InstalledFile(version: scratchName, relativePath: name, identity: FileIdentity(info), sha1: self.sha1,
+                             executable: ExecutableFormat.detect(head))
     }
 
     /// A stored chunk's bytes as they are.
@@ -148,14 +148,14 @@ extension ChunkAssembly {
     /// Rebuilds every file of `assemblies` into a new folder `scratchName` of `folder` (the caller
     /// removes it once the install is over), by their path in the package.
     static func assembleAll(_ assemblies: [ChunkAssembly], from copy: SparseCopy, folder: ProductFolder, scratchName: String,
-                            url: String, cancellation: Cancellation?) throws -> [ArchivePath: ReusedFile] {
+                            url: String, cancellation: Cancellation?) throws -> [ArchivePath: InstalledFile] {
         guard mkdirat(folder.descriptor, scratchName, 0o700) == 0 || errno == EEXIST else {
             throw InstallError.io(path: folder.path(scratchName), errnoText())
         }
         let scratch = openat(folder.descriptor, scratchName, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard scratch >= 0 else { throw InstallError.io(path: folder.path(scratchName), errnoText()) }
         defer { close(scratch) }
-        var files: [ArchivePath: ReusedFile] = [:]
+        var files: [ArchivePath: InstalledFile] = [:]
         for assembly in assemblies {
             files[assembly.path] = try assembly.assemble(from: copy, folder: folder, scratch: scratch, scratchName: scratchName,
                                                         name: String(assembly.order), url: url, cancellation: cancellation)

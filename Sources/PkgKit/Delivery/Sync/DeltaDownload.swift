@@ -5,7 +5,7 @@ import Foundation
 /// `tocSHA256`; `fetchRanges` then gets only the heap ranges a `DeltaPlan` names, one request per
 /// merged range, into the same `SparseCopy`. Between the two, the caller plans against the
 /// installed version (`sync`), or only counts what would be fetched (`sync --check`). The install
-/// half is the installer's, reading the copy through `DeltaReader`.
+/// half is the installer's, reading the copy as `PackageSource.delta`.
 struct DeltaDownload: Sendable {
     /// The package's URL and its catalog entry.
     var url: URL

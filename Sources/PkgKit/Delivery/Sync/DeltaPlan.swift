@@ -10,7 +10,7 @@
 /// merged into one request.
 struct DeltaPlan: Sendable {
     /// Files taken from the installed version, by their path in the package.
-    var reused: [ArchivePath: ReusedFile] = [:]
+    var reused: [ArchivePath: InstalledFile] = [:]
     /// The same files by their place in the TOC's document order: their heap ranges are never read.
     var reusedEntries: Set<Int> = []
     /// Ranges of the package to download (heap data), sorted and merged.
@@ -42,13 +42,13 @@ struct DeltaPlan: Sendable {
     }
 
     /// The plan for `wanted` (every regular file of the package), with the heap starting at
-    /// `heapStart`, and the installed version `version` read into `installed`, with the chunks of
+    /// `heapStart`, and the installed version read into `installed`, with the chunks of
     /// installed files in `bases` (by the path of the new file they are the base of). Returns nil
     /// when a file's range is not usable (the package is then downloaded whole, and judged whole).
     static func make(wanted: [WantedFile], heapStart: Int64, packageSize: Int64,
-                     installed: InstalledTree, version: String, bases: [ArchivePath: InstalledChunks] = [:]) -> DeltaPlan? {
+                     installed: InstalledTree, bases: [ArchivePath: InstalledChunks] = [:]) -> DeltaPlan? {
         // Sized once: grown as they fill, the tables of a 10,000-file plan were rehashed a dozen times.
-        var bySHA1: [SHA1Value: InstalledTree.File] = [:]
+        var bySHA1: [SHA1Value: InstalledFile] = [:]
         bySHA1.reserveCapacity(installed.files.count)
         for file in installed.files where bySHA1[file.sha1] == nil { bySHA1[file.sha1] = file }
         var plan = DeltaPlan()
@@ -57,8 +57,7 @@ struct DeltaPlan: Sendable {
         var ranges: [Range<Int64>] = []
         for file in wanted {
             if file.path.isInsideContents, file.size > 0, let sha1 = file.sha1, let match = bySHA1[sha1], match.identity.size == file.size {
-                plan.reused[file.path] = ReusedFile(version: version, relativePath: match.relativePath, identity: match.identity,
-                                                    sha1: sha1, executable: match.executable)
+                plan.reused[file.path] = match
                 plan.reusedEntries.insert(file.order)
                 continue
             }

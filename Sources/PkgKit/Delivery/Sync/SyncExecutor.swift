@@ -195,7 +195,7 @@ struct SyncExecutor {
                 try DeltaPlan.chunkBases(candidates, folder: folder, version: version, cancellation: cancellation)
             }
             guard let plan = DeltaPlan.make(wanted: files, heapStart: toc.heapStart, packageSize: update.entry.size,
-                                            installed: installed, version: version, bases: bases) else {
+                                            installed: installed, bases: bases) else {
                 return .fallBack(.noTableOfContents)
             }
             return .planned(PlannedDelta(plan: plan, download: download, ranges: download.ranges(for: plan, toc: toc, fetched: fetched),

@@ -1,5 +1,5 @@
 /// The sizes a `ContentDefinedChunker` cuts to. They travel with every chunk table, so that a
-/// client cuts its installed copy of a file exactly as the package's writer cut the new one.
+/// client cuts its earlier copy of a file exactly as the package's writer cut the new one.
 public struct ChunkParameters: Sendable, Equatable {
     /// No chunk is shorter (except a file's last).
     public var minimumSize: Int

@@ -27,10 +27,11 @@ struct ChunkHasher {
 }
 
 /// How one large file of a xar package is cut into content-defined chunks (see
-/// `ContentDefinedChunker`), so that a delta update can fetch only the chunks it lacks: each
-/// chunk's unpacked length and digest, and the length of its stored bytes. A zlib file's stream is
-/// fully flushed at every chunk boundary, so each chunk's stored bytes inflate on their own;
-/// the stream stays one valid zlib stream that every xar reader decodes as usual.
+/// `ContentDefinedChunker`), so that a client holding an earlier version of the file can fetch
+/// only the chunks it lacks: each chunk's unpacked length and digest, and the length of its
+/// stored bytes. A zlib file's stream is fully flushed at every chunk boundary, so each chunk's
+/// stored bytes inflate on their own; the stream stays one valid zlib stream that every xar
+/// reader decodes as usual.
 ///
 /// It sits in the file's TOC entry as `<chunks style="gear64-sha256" min avg max start count>`
 /// holding the base64 of 24 bytes per chunk (digest, unpacked length, stored length, the lengths

@@ -1,5 +1,5 @@
 /// The payload as a map from path below `Contents/` to sha1: what "same content" means for
-/// `diff`, `content-unchanged` and an extract of an already installed version.
+/// `diff`, `content-unchanged` and an extract over a version already in place.
 public enum PayloadDigests {
     /// The digests of every payload file and the targets of every link (as `link:` + target),
     /// or nil when some file was not read in full.

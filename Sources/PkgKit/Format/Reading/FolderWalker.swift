@@ -61,7 +61,7 @@ public enum FolderWalker {
             let item = try item(info, at: absolute, packagePath: childPath, walked: walked)
             items.append(item)
             // A folder whose package path is already too long is listed (and refused as
-            // `unsafe-path`) but not entered: nothing in it could be installed, and deeper down
+            // `unsafe-path`) but not entered: nothing in it could be extracted, and deeper down
             // the system's own path limit would stop the walk with a bare "File name too long".
             if item.kind == .directory && childPath.count <= PackageLimits.maxPathBytes {
                 try walk(directory: absolute, packagePath: childPath, depth: depth + 1, limits: limits, walked: walked, into: &items)

@@ -1,9 +1,9 @@
 /// The bytes of one package, wherever they are: every byte pkgtool's xar reader reads comes
 /// through here. `PackageFile` is a package on disk.
 ///
-/// A package may also be one still being downloaded, its bytes arriving front to back. Its `read`
-/// then blocks until the bytes asked for have arrived, and throws once they never will (the
-/// download failed or was cancelled). Readers are written for that: any read may block for a long
+/// A package may also be one still arriving over the network, front to back. Its `read` then
+/// blocks until the bytes asked for have arrived, and throws once they never will (the transfer
+/// failed or was cancelled). Readers are written for that: any read may block for a long
 /// time or throw, what a source throws reaches the reader's caller as a `ReadError`, and nothing
 /// takes `size` for what can be read now.
 public protocol PackageBytes: Sendable {

@@ -41,7 +41,7 @@ public enum PackageOpener {
                                limits: limits, memo: memo, support: Support(registered: ArchiveSupportRegistry.current, whole: true))
     }
 
-    /// Opens the archive whose bytes are `bytes` (a file, or a download still arriving), named
+    /// Opens the archive whose bytes are `bytes` (a file, or bytes still arriving), named
     /// `path` in messages and `name` in reports; a package wrapped in one folder is read from that
     /// folder. What pkgtool's own xar reader does not read, `ArchiveSupport` reads from the file at
     /// `path`, which must then be whole: for bytes still arriving (`whole` false) such an archive
@@ -58,7 +58,9 @@ public enum PackageOpener {
         return opened
     }
 
-    /// Thrown for bytes still arriving that only `ArchiveSupport` reads (`open(_:…whole: false)`).
+    /// Thrown for a package only `ArchiveSupport` reads whose file is not whole: bytes still
+    /// arriving (`open(_:…whole: false)`), or a copy that holds only some of them
+    /// (`FilesOnHandReader`).
     struct NeedsWholeFile: Error {
         /// What kind of archive it is.
         var reason: String

@@ -12,9 +12,9 @@ public struct ArchiveEntry: Sendable {
     public var linkTarget: [UInt8]?
     /// A hard link's target path.
     public var hardlinkTarget: ArchivePath?
-    /// For a delta update: the installed file that supplies this file's bytes, which the reader
-    /// then does not deliver.
-    var reused: ReusedFile?
+    /// For a file whose bytes are on hand outside the package: that file, which supplies them
+    /// (the reader then delivers no data; see `FilesOnHandReader`).
+    var onHand: (any FileOnHand)?
 
     public init(path: ArchivePath, kind: EntryKind, mode: UInt32, declaredSize: Int64? = nil,
                 linkTarget: [UInt8]? = nil, hardlinkTarget: ArchivePath? = nil) {

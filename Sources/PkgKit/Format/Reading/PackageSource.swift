@@ -1,5 +1,6 @@
-/// Where a package is read from, once per pass: a file or folder on disk, or (for a delta update)
-/// a partial download completed by files already installed.
+/// Where a package is read from, once per pass: a file or folder on disk, bytes still arriving, or
+/// whatever a layer above opens (a package some of whose files are on hand elsewhere, read by a
+/// `FilesOnHandReader`).
 struct PackageSource: Sendable {
     /// The package's path (or URL), for reports and messages.
     var path: String
@@ -19,7 +20,7 @@ struct PackageSource: Sendable {
     func open(_ limits: PackageLimits) throws -> PackageOpener.Opened { try opener(limits, memo) }
 
     /// A package file or unpacked folder, opened by `PackageOpener`. `name`, when given, is the
-    /// package's file name as published (a download in progress has a name of its own).
+    /// package's file name as published (a file still arriving may have a name of its own).
     static func file(_ path: String, shownAs shown: String? = nil, name: String? = nil) -> PackageSource {
         PackageSource(path: shown ?? path) { limits, memo in
             var opened = try PackageOpener.open(path, limits: limits, memo: memo)
@@ -28,33 +29,12 @@ struct PackageSource: Sendable {
         }
     }
 
-    /// A package still arriving (`bytes`: a download in progress, its reads waiting for the bytes),
+    /// A package still arriving (`bytes`: a transfer in progress, its reads waiting for the bytes),
     /// shown as `shown` and named `name` in reports. It opens as a file would; a container only
-    /// libarchive reads throws `PackageOpener.NeedsWholeFile`, to be installed once it is whole.
+    /// libarchive reads throws `PackageOpener.NeedsWholeFile`, to be opened again once it is whole.
     static func arriving(_ bytes: PackageBytes, shownAs shown: String, name: String) -> PackageSource {
         PackageSource(path: shown) { limits, memo in
             try PackageOpener.open(bytes, path: shown, name: name, limits: limits, memo: memo, whole: false)
         }
-    }
-
-    /// A delta update's package: the sparse local copy at `path` (header, TOC and the fetched heap
-    /// ranges), read by pkgtool's own xar reader, with `reused` files taken from the installed version.
-    /// `reusedEntries` are the same files by their index in the TOC: their (never downloaded) heap
-    /// ranges are not read, even by the reader's read-ahead. `memo` holds the TOC as the plan
-    /// parsed it, when it did.
-    static func delta(_ path: String, shownAs shown: String, name: String, reused: [ArchivePath: ReusedFile],
-                      reusedEntries: Set<Int>, memo: XarTableMemo? = nil) -> PackageSource {
-        var source = PackageSource(path: shown) { limits, memo in
-            guard case .reader(let reader) = try XarReader.open(path: path, limits: limits, dataWanted: { !reusedEntries.contains($0) },
-                                                                memo: memo) else {
-                throw ReadError.unreadable(path: nil, "the package's table of contents is not one pkgtool reads itself: download it whole")
-            }
-            var facts = PackageFacts()
-            facts.archiveName = name
-            facts.archiveBytes = reader.progress.total
-            return PackageOpener.Opened(reader: DeltaReader(reader, reused: reused), facts: facts)
-        }
-        source.memo = memo
-        return source
     }
 }

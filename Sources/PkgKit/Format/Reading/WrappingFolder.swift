@@ -8,7 +8,7 @@ import Foundation
 ///
 /// Finder's "Compress" also puts a top-level `__MACOSX/` of AppleDouble (`._*`) files beside the
 /// folder: it does not count against the one folder, and the unwrapped package shows it as one
-/// `__MACOSX` folder entry, with nothing inside (one `junk-file` warning; nothing installed).
+/// `__MACOSX` folder entry, with nothing inside (one `junk-file` warning; nothing extracted).
 enum WrappingFolder {
     /// The folder of AppleDouble files Finder adds beside what it compresses.
     static let appleDoubleFolder = Array("__MACOSX".utf8)

@@ -1,12 +1,12 @@
 /// The memory decoded entries wait in for the reader: blocks of `blockSize` bytes (or, for an
 /// entry decoded in one call, of its size rounded up to it), counted while handed out, and kept
-/// for reuse once given back, up to `maxPooled` bytes: a fresh mapping costs a page fault per
-/// 4 KiB.
+/// to be handed out again once given back, up to `maxPooled` bytes: a fresh mapping costs a page
+/// fault per 4 KiB.
 ///
 /// Not thread-safe: its owner calls it under its own lock.
 final class XarBlockPool {
     static let blockSize = 1 << 20
-    /// Freed bytes kept for reuse.
+    /// Freed bytes kept to be handed out again.
     static let maxPooled = 2 << 20
 
     /// Bytes in blocks handed out and not given back.
@@ -21,13 +21,13 @@ final class XarBlockPool {
         max(blockSize, (count + blockSize - 1) / blockSize * blockSize)
     }
 
-    /// A block of `size` bytes (one `size(holding:)` gave), reused when one is free.
+    /// A block of `size` bytes (one `size(holding:)` gave), a freed one when there is one.
     func take(_ size: Int) -> UnsafeMutableRawBufferPointer {
         retained += size
-        if var blocks = free[size], let reused = blocks.popLast() {
+        if var blocks = free[size], let freed = blocks.popLast() {
             free[size] = blocks
             pooled -= size
-            return reused
+            return freed
         }
         return .allocate(byteCount: size, alignment: 16)
     }

@@ -3,7 +3,7 @@ internal import CXML2
 
 /// The state of one parse of a xar TOC, driven by libxml2's SAX2 push parser, which is fed straight
 /// from the inflating TOC: no node is built for any element, and only the text of the elements read
-/// is kept, in one reused buffer.
+/// is kept, in one buffer used again and again.
 struct XarTOCParser {
     typealias Entry = XarTableOfContents.Entry
 

@@ -10,7 +10,7 @@ import Foundation
 /// digest and the header are the ones the table was parsed from; otherwise it parses afresh.
 /// Only small tables are kept (`maxKeptBytes`), so that keeping one never raises an install's
 /// peak memory by more than that. A table taken and found to fit is kept again, for the pass after
-/// (a delta sync parses the TOC to plan, then installs with two passes over the same copy).
+/// (a caller may parse the TOC to plan what to fetch, then install with two passes over the same copy).
 // Unchecked: `kept` is touched only under `lock`; `XarEntryTable` is a value.
 final class XarTableMemo: @unchecked Sendable {
     /// What a pass parsed, and what identifies the TOC it parsed.

@@ -34,7 +34,7 @@ public struct XarTableOfContents: Sendable {
         /// `<extracted-checksum>`'s style and hex digest (of the unpacked bytes).
         public var extractedStyle: String?
         public var extractedChecksum: String?
-        /// `<chunks>`: how a large file is cut for delta updates, when the TOC says and the
+        /// `<chunks>`: how a large file is cut into chunks, when the TOC says and the
         /// table fits the file exactly (see `ChunkTable`).
         public var chunks: ChunkTable?
     }

@@ -42,7 +42,7 @@ final class AtomicFile {
     /// Flushes and links the file into place only if `destination` does not exist; returns false
     /// (and discards the file) when it does. Never replaces anything.
     func commitNew() throws -> Bool {
-        try output.sync()
+        try output.flushToDevice()
         let source = temporaryPath ?? "/proc/self/fd/\(output.descriptor)"
         guard linkat(AT_FDCWD, source, AT_FDCWD, destination, temporaryPath == nil ? AT_SYMLINK_FOLLOW : 0) == 0 else {
             if errno == EEXIST {
@@ -52,13 +52,13 @@ final class AtomicFile {
             throw WriteError.io(path: destination, errnoText())
         }
         discard()   // removes the temporary name, if any; the destination stays
-        syncFolder()
+        flushFolder()
         return true
     }
 
     /// Flushes, renames into place and flushes the folder, so the new file survives a crash.
     func commit() throws {
-        try output.sync()
+        try output.flushToDevice()
         let named: String
         if let temporaryPath {
             named = temporaryPath
@@ -73,10 +73,10 @@ final class AtomicFile {
         }
         guard rename(named, destination) == 0 else { throw WriteError.io(path: destination, errnoText()) }
         committed = true
-        syncFolder()
+        flushFolder()
     }
 
-    private func syncFolder() {
+    private func flushFolder() {
         let folder = open(AtomicFile.directory(of: destination), O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         if folder >= 0 {
             fsync(folder)

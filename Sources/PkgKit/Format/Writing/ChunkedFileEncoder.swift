@@ -3,8 +3,8 @@ import Crypto
 /// Encodes a large file as `FileEncoder` does, and also cuts it into content-defined chunks
 /// (`ContentDefinedChunker`), hashing each: compressed, its zlib stream is fully flushed at every
 /// boundary, so each chunk's stored bytes decode on their own (see `ChunkTable`). The chunks'
-/// digests and lengths become the file's chunk table, which a delta update uses to fetch only the
-/// chunks it lacks.
+/// digests and lengths become the file's chunk table, with which a client holding an earlier version of
+/// the file fetches only the chunks it lacks.
 struct ChunkedFileEncoder {
     var encoder: FileEncoder
     var parameters = ChunkParameters.standard

@@ -22,7 +22,7 @@ struct EncodedFile {
     var extractedSHA1: Insecure.SHA1Digest
     var archivedSHA1: Insecure.SHA1Digest
     var bytes: Bytes
-    /// How a large file was cut into chunks, for delta updates (see `ChunkTable`).
+    /// How a large file was cut into chunks, for clients that fetch only the chunks they lack (see `ChunkTable`).
     var chunks: ChunkTable? = nil
 }
 

@@ -97,7 +97,7 @@ final class FileOutput: @unchecked Sendable {
     }
 
     /// Asks the kernel to start writing what was appended since the last call to the disk, once
-    /// at least `DiskWriteback.step` bytes wait, without waiting for it, so that the `sync` at
+    /// at least `DiskWriteback.step` bytes wait, without waiting for it, so that the flush at
     /// commit does not start the whole package's write-back and wait for it.
     func startWriteback() {
         writeback.start(descriptor, written: position)
@@ -106,7 +106,7 @@ final class FileOutput: @unchecked Sendable {
     }
 
     /// Flushes the data to the device.
-    func sync() throws {
+    func flushToDevice() throws {
         guard fsync(descriptor) == 0 else { throw WriteError.io(path: path, errnoText()) }
         if counted > 0 { flusher.wait() }
     }

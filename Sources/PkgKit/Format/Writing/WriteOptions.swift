@@ -21,8 +21,8 @@ public struct WriteOptions: Sendable {
     public var jobs: Int = 1
     /// Every timestamp in the package: `SOURCE_DATE_EPOCH`, else 0.
     public var timestamp: Int64 = 0
-    /// Whether a xar's large files carry chunk tables, for delta updates that fetch only the
-    /// changed parts of a file.
+    /// Whether a xar's large files carry chunk tables, so that a client holding an earlier
+    /// version of a file can fetch only its changed parts.
     public var chunks = true
 
     public init(format: OutputFormat = .xar, compression: CompressionMode = .auto, level: Int32 = WriteOptions.defaultLevel, jobs: Int = 1, timestamp: Int64 = 0) {
