@@ -1,6 +1,46 @@
 // swift-tools-version:6.0
 import PackageDescription
 
+/// PkgKit's layers (the table of Sources/PkgKit/README.md), bottom first, one module each: a layer
+/// depends on the layers it may use and no others, so the compiler refuses a use of one above it.
+let pkgKitLayers: [(name: String, folder: String, mayUse: [String])] = [
+    ("Support", "Support", []),
+    ("Format", "Format", ["Support"]),
+    ("Checking", "Checking", ["Support", "Format"]),
+    ("Reports", "Reports", ["Support", "Format", "Checking"]),
+    ("Install", "Install", ["Support", "Format", "Checking", "Reports"]),
+    ("Operations", "Operations", ["Support", "Format", "Checking", "Reports", "Install"]),
+    ("Catalog", "Delivery/Catalog", ["Support", "Format", "Checking"]),
+    ("Publish", "Delivery/Publish", ["Support", "Format", "Checking", "Catalog"]),
+    ("Transport", "Delivery/Transport", ["Support", "Format"]),
+    ("Sync", "Delivery/Sync", ["Support", "Format", "Checking", "Reports", "Install", "Catalog", "Transport"]),
+]
+
+/// What each layer's files import from outside the package.
+let layerImports: [String: [Target.Dependency]] = [
+    "Support": ["CXML2", "CSyscalls", .product(name: "SystemPackage", package: "swift-system")],
+    "Format": [
+        "CXML2", "CZlib", "CSyscalls",
+        .target(name: "CDeflate", condition: .when(platforms: [.linux])),
+        .target(name: "CIsal", condition: .when(platforms: [.linux])),
+        .product(name: "Crypto", package: "swift-crypto"),
+    ],
+    "Checking": [.product(name: "Crypto", package: "swift-crypto")],
+    "Install": ["CSyscalls", .product(name: "Crypto", package: "swift-crypto")],
+    "Catalog": [.product(name: "Crypto", package: "swift-crypto"), .product(name: "SwiftASN1", package: "swift-asn1")],
+    "Publish": [.product(name: "Crypto", package: "swift-crypto")],
+    "Transport": [
+        .product(name: "SwiftASN1", package: "swift-asn1"),
+        .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
+        .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
+        .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: [.linux])),
+        .product(name: "NIOFoundationCompat", package: "swift-nio", condition: .when(platforms: [.linux])),
+        .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: [.linux])),
+        .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(platforms: [.linux])),
+    ],
+    "Sync": ["CSyscalls", .product(name: "Crypto", package: "swift-crypto")],
+]
+
 let package = Package(
     name: "pkgtool",
     platforms: [.macOS(.v13), .iOS(.v16), .tvOS(.v16)],
@@ -47,24 +87,18 @@ let package = Package(
             providers: [.apt(["libisal-dev"]), .brew(["isa-l"])]),
         // Linux calls Glibc's Swift module leaves out (syncfs, renameat2, O_TMPFILE).
         .systemLibrary(name: "CSyscalls"),
+        // What an app imports: every layer, re-exported (`PkgKit.swift`), so `import PkgKit` is
+        // still the one line it writes.
         .target(
             name: "PkgKit",
-            dependencies: [
-                "CXML2", "CZlib", "CSyscalls",
-                .target(name: "CDeflate", condition: .when(platforms: [.linux])),
-                .target(name: "CIsal", condition: .when(platforms: [.linux])),
-                .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "SystemPackage", package: "swift-system"),
-                .product(name: "SwiftASN1", package: "swift-asn1"),
-                .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
-                .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
-                .product(name: "NIOHTTP1", package: "swift-nio", condition: .when(platforms: [.linux])),
-                .product(name: "NIOFoundationCompat", package: "swift-nio", condition: .when(platforms: [.linux])),
-                .product(name: "NIOPosix", package: "swift-nio", condition: .when(platforms: [.linux])),
-                .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(platforms: [.linux])),
-            ],
-            // The layer table that LayeringTests holds the sources to.
-            exclude: ["README.md"]),
+            dependencies: pkgKitLayers.map { .target(name: "PkgKit" + $0.name) },
+            exclude: ["README.md", "Delivery"] + pkgKitLayers.map(\.folder).filter { !$0.contains("/") }),
+    ] + pkgKitLayers.map { layer in
+        .target(
+            name: "PkgKit" + layer.name,
+            dependencies: layer.mayUse.map { .target(name: "PkgKit" + $0) } + (layerImports[layer.name] ?? []),
+            path: "Sources/PkgKit/" + layer.folder)
+    } + [
         .target(
             name: "PkgKitArchive",
             dependencies: ["PkgKit", "CArchive", .product(name: "Crypto", package: "swift-crypto")]),

@@ -1,3 +1,4 @@
+
 #if canImport(NIOSSL)
 import Foundation
 @testable import PkgKit

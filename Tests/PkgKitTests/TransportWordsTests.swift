@@ -1,3 +1,4 @@
+
 #if canImport(AsyncHTTPClient)
 import AsyncHTTPClient
 import Foundation

@@ -149,6 +149,11 @@ import Glibc
             }
         }
         extract += ["-Xcc", "-I/usr/include/libxml2"]
+        // PkgKit is one module per layer, which the `PkgKit` module re-exports: their symbols are its.
+        let umbrella = try String(contentsOfFile: Self.root + "/Sources/PkgKit/PkgKit.swift", encoding: .utf8)
+        let layers = umbrella.matches(of: /@_exported import (\w+)/).map { String($0.output.1) }
+        try #require(layers.count > 5, "no layers re-exported by Sources/PkgKit/PkgKit.swift")
+        extract += ["-experimental-allowed-reexported-modules=" + layers.joined(separator: ",")]
         try s.mkdir("symbols")
         let symbols = try CommandRunner.run("/usr/bin/env", extract)
         try #require(symbols.status == 0, "symbolgraph-extract: \(symbols.stderr)")

@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// Opens and scans a package or folder in full and runs every rule: the work behind
 /// `validate`, and the first step of `extract`, `inspect --files`, `diff` and `--previous`.
 public struct PackageCheck: Sendable {
@@ -7,6 +10,12 @@ public struct PackageCheck: Sendable {
     public var facts: PackageFacts
     /// Every finding.
     public var diagnostics: [Diagnostic]
+
+    package init(path: String, facts: PackageFacts, diagnostics: [Diagnostic]) {
+        self.path = path
+        self.facts = facts
+        self.diagnostics = diagnostics
+    }
 
     /// Scans `path` and judges it. Throws only when the input cannot be read at all (exit 2), or
     /// `OperationCancelled` when `cancellation` is set while reading.
@@ -20,7 +29,7 @@ public struct PackageCheck: Sendable {
     }
 
     /// `run` over any source.
-    static func run(_ source: PackageSource, context: RuleContext, depth: PackageScanner.Depth = .full, digests: Bool = true,
+    package static func run(_ source: PackageSource, context: RuleContext, depth: PackageScanner.Depth = .full, digests: Bool = true,
                     sink: (any EntrySink)? = nil, cancellation: Cancellation? = nil,
                     progress: ((Int64, Int64) -> Void)? = nil) throws -> PackageCheck {
         // The reader (and the TOC it may hold) is let go before the rules build their tables.
@@ -40,7 +49,7 @@ public struct PackageCheck: Sendable {
     /// A xar cut short breaks off at the first file whose data is missing, or at a table of
     /// contents that does not add up: said instead as what it is, in `ContainerExtent`'s words,
     /// so that every command (validate, extract, inspect, diff) describes a cut package alike.
-    static func describeTruncation(_ facts: inout PackageFacts, path: String) {
+    package static func describeTruncation(_ facts: inout PackageFacts, path: String) {
         guard facts.stoppedEarly, facts.format == .xar, let problem = ContainerExtent.xarProblem(path) else { return }
         facts.readFailures = facts.readFailures.map {
             $0.code == .unreadableArchive ? Diagnostic(.unreadableArchive, path: nil, problem) : $0

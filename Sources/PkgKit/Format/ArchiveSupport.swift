@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 /// What a library adds to the containers PkgKit reads and writes itself.
 ///
@@ -50,7 +51,7 @@ public enum ArchiveSupportRegistry {
     }
 
     /// Says which container needs what the core lacks, for `unreadable-archive` messages.
-    static func missing(_ what: String) -> String {
+    package static func missing(_ what: String) -> String {
         "\(what): PkgKit alone reads xar packages and unpacked folders; PkgKitArchive reads this (link it and call LibArchiveSupport.register())"
     }
 }

@@ -1,17 +1,21 @@
 internal import CSyscalls
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
 
 /// Small checked wrappers over the descriptor calls the installer makes.
-func checkCall(_ result: Int32, _ path: String) throws {
+package func checkCall(_ result: Int32, _ path: String) throws {
     if result != 0 { throw InstallError.io(path: path, errnoText()) }
 }
 
-func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
+package func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String) throws {
     guard writeFully(fd, bytes) else { throw InstallError.io(path: path, errnoText()) }
 }
 
 /// The entry names in a folder, `.` and `..` left out.
-func listNames(_ dir: Int32, path: String) throws -> [String] {
+package func listNames(_ dir: Int32, path: String) throws -> [String] {
     let fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)
     guard fd >= 0, let stream = fdopendir(fd) else {
         if fd >= 0 { close(fd) }
@@ -29,7 +33,7 @@ func listNames(_ dir: Int32, path: String) throws -> [String] {
 }
 
 /// Removes `name` in `dir` and everything below it, never following a link.
-func removeTree(_ dir: Int32, name: String) throws {
+package func removeTree(_ dir: Int32, name: String) throws {
     var info = stat()
     guard fstatat(dir, name, &info, AT_SYMLINK_NOFOLLOW) == 0 else {
         if errno == ENOENT { return }
@@ -46,13 +50,13 @@ func removeTree(_ dir: Int32, name: String) throws {
     }
 }
 
-func randomSuffix() -> String {
+package func randomSuffix() -> String {
     (0..<12).map { _ in String("0123456789abcdefghijklmnopqrstuvwxyz".randomElement()!) }.joined()
 }
 
 /// `createFolders`, a failure an `InstallError`.
 @discardableResult
-func makeFolders(_ path: String) throws -> [String] {
+package func makeFolders(_ path: String) throws -> [String] {
     do {
         return try createFolders(path)
     } catch {
@@ -61,7 +65,7 @@ func makeFolders(_ path: String) throws -> [String] {
 }
 
 /// Opens a folder by path, for the calls that continue relative to it.
-func openDirectory(_ path: String) -> Int32 {
+package func openDirectory(_ path: String) -> Int32 {
     open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
 }
 
@@ -69,7 +73,7 @@ func openDirectory(_ path: String) -> Int32 {
 /// and removes the old one. On Linux the two swap in one atomic step (`renameat2(RENAME_EXCHANGE)`),
 /// so `name` never goes missing; elsewhere two renames, the old folder kept as `.replacing-*` in
 /// between, which `ProductFolder.removeLeftovers` puts back if a run is killed there.
-func replaceFolder(_ name: String, with staging: String, in dir: Int32, path: String) throws {
+package func replaceFolder(_ name: String, with staging: String, in dir: Int32, path: String) throws {
     #if os(Linux)
     if CSyscalls_exchange(dir, staging, dir, name) == 0 {
         try? removeTree(dir, name: staging)

@@ -1,3 +1,8 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+
 /// Why an install could not be done: always a failure of the work (exit status 2 in `pkgtool`),
 /// never a refusal. The previous version and its record are intact whenever this is thrown.
 public enum InstallError: DiagnosableError, Sendable, Equatable, CustomStringConvertible {

@@ -1,4 +1,8 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
 
 /// The options of one install (the flags of `pkgtool extract`).
 public struct InstallOptions: Sendable {
@@ -23,16 +27,16 @@ public struct InstallOptions: Sendable {
     /// Called once the version is staged and judged, right before it goes into place; what it
     /// throws stops the install with the staging folder removed (a sync waits here for its
     /// download to end and its sha256 to match).
-    var beforeCommit: (@Sendable () throws -> Void)?
+    package var beforeCommit: (@Sendable () throws -> Void)?
     /// Where the expected identifier and version come from (a sync's catalog, or flags).
-    var expectationsFrom: RuleContext.ExpectationSource = .flags
+    package var expectationsFrom: RuleContext.ExpectationSource = .flags
     /// Judge the rules once, on the full pass, with no first look: for a delta sync, whose header
     /// and TOC are its catalog entry's and which has only its fetched ranges left to read. The
     /// expected identifier and version must be given.
-    var judgesOnce = false
+    package var judgesOnce = false
     /// The time (nanoseconds since 1970) the stat cache is written at; the clock's when nil. A
     /// test sets a later one to see every entry in, none left out as too recent.
-    var statCacheTime: (@Sendable () -> Int64)?
+    package var statCacheTime: (@Sendable () -> Int64)?
 
     /// Options with every flag off, unless given.
     public init(expectedProductIdentifier: String? = nil, expectedContentVersion: String? = nil,

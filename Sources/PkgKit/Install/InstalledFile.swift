@@ -1,20 +1,33 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+
 /// A regular file of an installed version, hashed: what an installed tree is made of, and what a
 /// delta update takes instead of downloading a file again (the installed file whose sha1 is the
 /// package's checksum for it, or a file rebuilt from chunks in a scratch folder beside the versions).
 /// As a `FileOnHand` it stands in for the package's file: the staging writer links or copies it.
-struct InstalledFile: FileOnHand {
+package struct InstalledFile: FileOnHand {
     /// The folder it is in, a name inside the product folder: an installed version's (or the
     /// scratch folder of files rebuilt from chunks).
-    var version: String
+    package var version: String
     /// Its path below that folder.
-    var relativePath: String
+    package var relativePath: String
     /// Who it was when it was hashed: it stands in for a package's file only while it is still that file.
-    var identity: FileIdentity
+    package var identity: FileIdentity
     /// The sha1 of its bytes.
-    var sha1: SHA1Value
+    package var sha1: SHA1Value
     /// Machine code or script found in its first bytes.
-    var executable: ExecutableFormat?
+    package var executable: ExecutableFormat?
+
+    package init(version: String, relativePath: String, identity: FileIdentity, sha1: SHA1Value, executable: ExecutableFormat? = nil) {
+        self.version = version
+        self.relativePath = relativePath
+        self.identity = identity
+        self.sha1 = sha1
+        self.executable = executable
+    }
 
     /// Its folder, named inside the product folder.
-    var folder: String { version }
+    package var folder: String { version }
 }

@@ -1,13 +1,17 @@
 import Crypto
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
 
 /// What an installed version folder holds, read from the folder itself (no manifest is kept), never
 /// following a link: the basis of "same files" for extract and of the reuse plan of a delta update.
-struct InstalledTree {
+package struct InstalledTree {
     /// The version folder read, a name inside the product folder.
-    let version: String
+    package let version: String
     /// Regular files that were hashed.
-    var files: [InstalledFile] = []
+    package var files: [InstalledFile] = []
     /// `link:` + target of each link, and `special` for anything neither a file nor a folder, by
     /// path below the version folder.
     private var others: [String: String] = [:]
@@ -15,7 +19,7 @@ struct InstalledTree {
     /// sha1 (lowercase hex) of each file and `link:` + target of each link, by path below the
     /// version folder (`special` for anything else): what `PayloadDigests` gives for a package.
     /// Spelled out only when asked: a delta plan needs only `files`.
-    var digests: [String: String] {
+    package var digests: [String: String] {
         var digests = others
         for file in files { digests[file.relativePath] = file.sha1.hexString }
         return digests
@@ -23,14 +27,14 @@ struct InstalledTree {
 
     /// Who every regular file is on disk, by path below the version folder (gathered only by
     /// `identities(_:version:)`: a delta plan does not need them).
-    private(set) var identities: [String: FileIdentity] = [:]
+    package private(set) var identities: [String: FileIdentity] = [:]
     private var recordsIdentities = false
 
     /// Reads the version folder `name` of `product`. A file that `cache` still describes (same
     /// identity) is taken from it; of the others, only those for which `hashing` returns true
     /// (given their size) are read and hashed. Files neither cached nor hashed appear in neither
     /// list (but in `identities(_:version:)`).
-    static func scan(_ product: ProductFolder, version name: String, cache: StatCache? = nil,
+    package static func scan(_ product: ProductFolder, version name: String, cache: StatCache? = nil,
                      hashing: (Int64) -> Bool = { _ in true }) throws -> InstalledTree {
         try scan(product, version: name, cache: cache, hashing: hashing, identities: false)
     }
@@ -47,13 +51,13 @@ struct InstalledTree {
     }
 
     /// Who every regular file of version folder `name` is, read without hashing anything.
-    static func identities(_ product: ProductFolder, version name: String) throws -> [String: FileIdentity] {
+    package static func identities(_ product: ProductFolder, version name: String) throws -> [String: FileIdentity] {
         try scan(product, version: name, cache: nil, hashing: { _ in false }, identities: true).identities
     }
 
     /// Hashing takes one thread per core (at most this many), a folder at a time: a delta sync
     /// reads every installed file it might reuse, and sha1 on one thread would be most of its time.
-    static let maxJobs = 4
+    package static let maxJobs = 4
 
     private mutating func collect(_ dir: Int32, prefix: String, path: String, cache: StatCache?, hashing: (Int64) -> Bool) throws {
         var entries: [(name: String, info: stat)] = []
@@ -107,14 +111,14 @@ struct InstalledTree {
     }
 
     /// What reading a file once tells.
-    struct Hashed: Sendable {
-        var sha1: SHA1Value
-        var executable: ExecutableFormat?
-        var identity: FileIdentity
+    package struct Hashed: Sendable {
+        package var sha1: SHA1Value
+        package var executable: ExecutableFormat?
+        package var identity: FileIdentity
     }
 
     /// Reads a file once: its sha1, what its first bytes are, and who it was while it was read.
-    static func hash(_ dir: Int32, _ name: String, path: String) throws -> Hashed {
+    package static func hash(_ dir: Int32, _ name: String, path: String) throws -> Hashed {
         let file = openat(dir, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard file >= 0 else { throw InstallError.io(path: path, errnoText()) }
         defer { close(file) }

@@ -1,4 +1,8 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
 
 /// Installs content packages into a Documents folder, the way a device does:
 /// `DIR/<IAPProductIdentifier>/<ContentVersion>/` holds the tree below `Contents/`, and
@@ -71,7 +75,7 @@ public struct Installer: Sendable {
     /// Installs from `source`. With `held`, the product folder is already open and locked (a sync
     /// holds it from before the download); otherwise it is opened, created if need be, locked and
     /// cleaned of leftovers here.
-    func install(_ source: PackageSource, into held: ProductFolder?, options: InstallOptions) throws -> InstallReport {
+    package func install(_ source: PackageSource, into held: ProductFolder?, options: InstallOptions) throws -> InstallReport {
         // The first look's table of contents (or the one the source came with) serves the full
         // pass, when the file has not changed.
         var source = source
@@ -232,7 +236,7 @@ public struct Installer: Sendable {
     /// What a stat cache records of the files `facts` describes: each regular file below
     /// `Contents/` whose sha1 the reading verified, by its path in the version folder, in the
     /// package's order (read as the cache is written, never gathered).
-    static func cachedFiles(_ facts: PackageFacts) -> some Sequence<StatCache.File> {
+    package static func cachedFiles(_ facts: PackageFacts) -> some Sequence<StatCache.File> {
         facts.entries.lazy.compactMap { entry -> StatCache.File? in
             guard entry.kind == .file, let relative = entry.path.contentsRelative, let sha1 = entry.digest else { return nil }
             return (relative, sha1, entry.executable)
@@ -241,7 +245,7 @@ public struct Installer: Sendable {
 
     /// What the installed folder must hold for `facts`: payload digests, hard links showing
     /// their target's data.
-    static func installedDigests(_ facts: PackageFacts) -> [String: String]? {
+    package static func installedDigests(_ facts: PackageFacts) -> [String: String]? {
         guard var expected = PayloadDigests.of(facts) else { return nil }
         for entry in facts.entries where entry.kind == .hardlink {
             if let relative = entry.path.contentsRelative, let target = entry.hardlinkTarget?.contentsRelative {

@@ -1,4 +1,8 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
 
 /// One product's folder, `DIR/<IAPProductIdentifier>/`, opened without following links and
 /// locked (`flock` on `.lock`) for as long as this value lives: everything an install, a sync or a
@@ -6,36 +10,36 @@ import Foundation
 ///
 /// It holds the version folders, the record (`ContentInfo.plist`, naming the current one) and the
 /// work in progress (`.staging-*`, `.download-*`), and repairs what an interrupted run left.
-final class ProductFolder: @unchecked Sendable {
+package final class ProductFolder: @unchecked Sendable {
     // @unchecked: every stored property is immutable; the descriptors are used with *at calls,
     // which the kernel serialises, and a sync hands the folder from task to install thread.
 
     /// The product identifier, which is the folder's name.
-    let identifier: String
+    package let identifier: String
     /// `DIR/<id>`, for messages.
-    let path: String
+    package let path: String
     /// The open folder.
-    let descriptor: Int32
+    package let descriptor: Int32
     /// True when this value created the folder (an install that turns out refused removes it again).
-    let created: Bool
+    package let created: Bool
     private let lock: Int32
 
-    static let recordName = ContentInfo.fileName
-    static let lockName = ".lock"
-    static let stagingPrefix = ".staging-"
-    static let oldPrefix = ".old-"
-    static let replacingPrefix = ".replacing-"
-    static let recordTemporaryPrefix = ".\(ContentInfo.fileName).tmp-"
+    package static let recordName = ContentInfo.fileName
+    package static let lockName = ".lock"
+    package static let stagingPrefix = ".staging-"
+    package static let oldPrefix = ".old-"
+    package static let replacingPrefix = ".replacing-"
+    package static let recordTemporaryPrefix = ".\(ContentInfo.fileName).tmp-"
     /// A delta update's sparse copy of the package; never resumed, so always a leftover.
-    static let deltaPrefix = ".delta-"
+    package static let deltaPrefix = ".delta-"
     /// A full download in progress: kept, and resumed by the next sync.
-    static func downloadName(_ version: String) -> String { ".download-\(version).part" }
+    package static func downloadName(_ version: String) -> String { ".download-\(version).part" }
 
     /// Opens (and, when `create`, makes) `documents/<id>` and takes its lock, waiting for another
     /// process that holds it; nil when the folder is absent and `create` is false. With `locking`
     /// false the folder is opened to be looked at only: no lock is taken (or created), nothing
     /// waits, and nothing may be written through it.
-    static func open(documents: String, identifier: String, create: Bool, locking: Bool = true,
+    package static func open(documents: String, identifier: String, create: Bool, locking: Bool = true,
                      cancellation: Cancellation? = nil) throws -> ProductFolder? {
         let path = documents + "/" + identifier
         guard ProductIdentifier.problem(with: identifier) == nil else {
@@ -90,7 +94,7 @@ final class ProductFolder: @unchecked Sendable {
 
     /// Creates the Documents folder, with its missing parents (docs/commands.md: every command
     /// creates the missing parents of an output path it was given).
-    static func ensureFolder(_ documents: String) throws {
+    package static func ensureFolder(_ documents: String) throws {
         var info = stat()
         if stat(documents, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFDIR else { throw InstallError.io(path: documents, "not a folder") }
@@ -127,12 +131,12 @@ final class ProductFolder: @unchecked Sendable {
     }
 
     /// `path/name`.
-    func path(_ name: String) -> String { path + "/" + name }
+    package func path(_ name: String) -> String { path + "/" + name }
 
     // MARK: - The record
 
     /// The ContentVersion the record names, or nil.
-    func recordVersion() -> String? {
+    package func recordVersion() -> String? {
         let fd = openat(descriptor, Self.recordName, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { return nil }
         defer { close(fd) }
@@ -147,7 +151,7 @@ final class ProductFolder: @unchecked Sendable {
     }
 
     /// Replaces the record: temporary file, fsync, rename, fsync of the product folder.
-    func writeRecord(_ data: Data) throws {
+    package func writeRecord(_ data: Data) throws {
         let temporary = Self.recordTemporaryPrefix + randomSuffix()
         let recordPath = path(Self.recordName)
         let fd = openat(descriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
@@ -169,7 +173,7 @@ final class ProductFolder: @unchecked Sendable {
     // MARK: - Version folders
 
     /// Names of the version folders (real folders whose name is a ContentVersion), highest first.
-    func versionFolders() throws -> [String] {
+    package func versionFolders() throws -> [String] {
         var result: [(ContentVersion, String)] = []
         for name in try listNames(descriptor, path: path) {
             guard let version = ContentVersion(name) else { continue }
@@ -184,22 +188,22 @@ final class ProductFolder: @unchecked Sendable {
     }
 
     /// The folder holding `version` (compared numerically: `1.0` holds `1.0.0`), if any.
-    func folder(for version: ContentVersion) throws -> String? {
+    package func folder(for version: ContentVersion) throws -> String? {
         try versionFolders().first { ContentVersion($0) == version }
     }
 
     /// Renames `name` to `newName` in this folder.
-    func rename(_ name: String, to newName: String) throws {
+    package func rename(_ name: String, to newName: String) throws {
         try checkCall(renameat(descriptor, name, descriptor, newName), path(newName))
     }
 
     /// Removes `name` and everything below it, never following a link.
-    func remove(_ name: String) throws {
+    package func remove(_ name: String) throws {
         try removeTree(descriptor, name: name)
     }
 
     /// Puts the staged folder in the place of an installed version (see `replaceFolder`).
-    func replace(_ folderName: String, with staging: String) throws {
+    package func replace(_ folderName: String, with staging: String) throws {
         try replaceFolder(folderName, with: staging, in: descriptor, path: path)
     }
 
@@ -208,7 +212,7 @@ final class ProductFolder: @unchecked Sendable {
     /// without their folder go (a download in progress stays, to be resumed), and a version folder
     /// that equals the current one in number but not in name (left by a run killed between
     /// making `1.0.0` current and removing the `1.0` it replaced) is removed.
-    func removeLeftovers() throws {
+    package func removeLeftovers() throws {
         if let current = recordVersion() {
             var info = stat()
             if fstatat(descriptor, current, &info, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT,
@@ -232,7 +236,7 @@ final class ProductFolder: @unchecked Sendable {
 
     /// Removes a version folder, renamed away first so that a half-removed folder never looks like
     /// a version, and its stat cache.
-    func retire(_ name: String) throws {
+    package func retire(_ name: String) throws {
         let old = Self.oldPrefix + randomSuffix()
         try rename(name, to: old)
         StatCache.remove(self, version: name)
@@ -240,7 +244,7 @@ final class ProductFolder: @unchecked Sendable {
     }
 
     /// Removes version folders, keeping `current` plus the newest `keep − 1` others; the names removed.
-    func prune(current: String?, keep: Int) throws -> [String] {
+    package func prune(current: String?, keep: Int) throws -> [String] {
         let currentVersion = current.flatMap(ContentVersion.init)
         let others = try versionFolders().filter { name in
             guard let currentVersion else { return true }
@@ -255,7 +259,7 @@ final class ProductFolder: @unchecked Sendable {
 
     /// Removes the folder again when this value created it and it holds nothing but the lock: a
     /// refused install leaves nothing behind.
-    func removeIfCreatedAndEmpty() {
+    package func removeIfCreatedAndEmpty() {
         guard created, let names = try? listNames(descriptor, path: path), names == [Self.lockName] else { return }
         unlinkat(descriptor, Self.lockName, 0)
         rmdir(path)

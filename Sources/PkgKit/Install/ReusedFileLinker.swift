@@ -1,5 +1,9 @@
 import Crypto
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
 
 /// Puts a file of the package that is on hand in the product folder (a `FileOnHand`: an
 /// `InstalledFile`) into a staging folder: a hard link to that file where the file system allows,
@@ -9,15 +13,15 @@ import Foundation
 ///
 /// A hard link makes the two version folders share the file: version folders are read-only
 /// snapshots (the README says so), and an app that edits installed content breaks that.
-final class ReusedFileLinker {
+package final class ReusedFileLinker {
     /// The product folder.
-    let product: Int32
-    let productPath: String
+    package let product: Int32
+    package let productPath: String
     /// The installed folder the last file came from, kept open for the next: files come folder
     /// by folder, and opening every folder of the path again for each file cost more than the link.
     private var source: (top: String, folder: String, descriptor: Int32)?
 
-    init(product: Int32, productPath: String) {
+    package init(product: Int32, productPath: String) {
         self.product = product
         self.productPath = productPath
     }
@@ -25,7 +29,7 @@ final class ReusedFileLinker {
     deinit { closeSource() }
 
     /// Creates `name` in the folder `parent` with the bytes of `file`, found in the product folder.
-    func place(_ file: any FileOnHand, in parent: Int32, name: String, shownAs target: @autoclosure () -> String) throws {
+    package func place(_ file: any FileOnHand, in parent: Int32, name: String, shownAs target: @autoclosure () -> String) throws {
         let relative = file.relativePath
         let sourcePath = { self.productPath + "/" + file.folder + "/" + relative }
         guard PathSafety.componentsAreNames(file.folder), PathSafety.componentsAreNames(relative) else {

@@ -1,4 +1,8 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
 
 /// Writes the staging folder on several threads at once ("lanes"), each a `StagingWriter` behind
 /// its own `BackgroundSink`. Creating a file takes its folder's lock in the kernel, so the lanes
@@ -9,7 +13,7 @@ import Foundation
 /// The lanes share nothing but the staging folder itself: each opens folders on its own (making
 /// a missing one is harmless when another lane made it first). Hard links are linked after every
 /// lane has written all its files.
-final class StagingLanes: EntrySink {
+package final class StagingLanes: EntrySink {
     private let writers: [StagingWriter]
     private let lanes: [BackgroundSink]
     /// Which lane a folder's entries go to, by the folder's path.
@@ -19,13 +23,13 @@ final class StagingLanes: EntrySink {
     private var currentIsFile = false
     private var filesStaged = 0
     /// Told the number of files staged so far, after each one.
-    var onFile: ((Int) -> Void)?
+    package var onFile: ((Int) -> Void)?
 
     /// One lane per core (at most `maxLanes`), sharing `BackgroundSink.maxQueuedBytes` between them.
-    static var laneCount: Int { max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4)) }
+    package static var laneCount: Int { max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4)) }
 
     /// Creates the staging folder `name` in the product folder and starts `count` lanes on it.
-    init(product: Int32, name: String, productPath: String, count: Int = StagingLanes.laneCount) throws {
+    package init(product: Int32, name: String, productPath: String, count: Int = StagingLanes.laneCount) throws {
         var writers = [try StagingWriter(product: product, name: name, productPath: productPath)]
         for _ in 1..<max(1, count) {
             writers.append(try StagingWriter(product: product, name: name, productPath: productPath, create: false,
@@ -36,7 +40,7 @@ final class StagingLanes: EntrySink {
         lanes = writers.map { BackgroundSink($0, maxQueuedBytes: share) }
     }
 
-    func begin(_ entry: ArchiveEntry) throws {
+    package func begin(_ entry: ArchiveEntry) throws {
         // A folder's own entry goes where its contents will; anything else where its folder's do.
         let bytes = entry.path.bytes
         let folder = entry.kind == .directory ? bytes[...] : bytes[..<(bytes.lastIndex(of: UInt8(ascii: "/")) ?? 0)]
@@ -55,11 +59,11 @@ final class StagingLanes: EntrySink {
         try lanes[lane].begin(entry)
     }
 
-    func write(_ chunk: UnsafeRawBufferPointer) throws {
+    package func write(_ chunk: UnsafeRawBufferPointer) throws {
         try current?.write(chunk)
     }
 
-    func end() throws {
+    package func end() throws {
         try current?.end()
         if currentIsFile {
             filesStaged += 1
@@ -68,7 +72,7 @@ final class StagingLanes: EntrySink {
     }
 
     /// Waits for every lane to finish (or fail); rethrows the first failure.
-    func drain() throws {
+    package func drain() throws {
         var failure: Error?
         for lane in lanes {
             do { try lane.drain() } catch { failure = failure ?? error }
@@ -77,7 +81,7 @@ final class StagingLanes: EntrySink {
     }
 
     /// After `drain`: links the hard links and makes everything durable at once.
-    func finish() throws {
+    package func finish() throws {
         for writer in writers { try writer.linkHardlinks() }
         try writers[0].sync()
     }

@@ -1,4 +1,8 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
 
 /// Writes the tree below `Contents/` into a staging folder as the scanner reads the package, so
 /// that verifying and writing take one pass over the data.
@@ -6,7 +10,7 @@ import Foundation
 /// It trusts nothing it is handed: the rules judge what was read only once the pass is over, so
 /// every name is checked here too, every folder is opened without following links, every file is
 /// created exclusively, and nothing is created outside the staging folder whatever the entries say.
-final class StagingWriter: EntrySink {
+package final class StagingWriter: EntrySink {
     private let tree: StagingTree
     private let path: String
     /// The product folder, where files on hand (see `FileOnHand`) are found.
@@ -18,13 +22,13 @@ final class StagingWriter: EntrySink {
     private var fileWritten: Int64 = 0
     private var writeback = DiskWriteback()
     /// Flushes what every writer of this staging folder writes, in the background.
-    let flusher: BackgroundFlusher
+    package let flusher: BackgroundFlusher
     private var hardlinks: [(link: [String], target: [String])] = []
     private let linker: ReusedFileLinker
 
     /// Creates the staging folder `name` inside the product folder (or, with `create: false`,
     /// opens it: another writer made it). Writers of one folder share the `flusher` of the first.
-    init(product: Int32, name: String, productPath: String, create: Bool = true,
+    package init(product: Int32, name: String, productPath: String, create: Bool = true,
          flusher: BackgroundFlusher? = nil) throws {
         path = productPath + "/" + name
         self.product = product
@@ -43,7 +47,7 @@ final class StagingWriter: EntrySink {
         tree.closeAll()
     }
 
-    func begin(_ entry: ArchiveEntry) throws {
+    package func begin(_ entry: ArchiveEntry) throws {
         closeFile()
         tree.trim()
         guard let relative = entry.path.contentsRelative, !relative.isEmpty else { return }
@@ -81,7 +85,7 @@ final class StagingWriter: EntrySink {
         }
     }
 
-    func write(_ chunk: UnsafeRawBufferPointer) throws {
+    package func write(_ chunk: UnsafeRawBufferPointer) throws {
         guard file >= 0 else { return }
         try writeAll(file, chunk, path: filePath)
         fileWritten += Int64(chunk.count)
@@ -94,31 +98,31 @@ final class StagingWriter: EntrySink {
     /// What creating a file counts for towards the next background flush, beyond its bytes: the
     /// flush writes its inode and folder entry too, so a package of many tiny files, whose bytes
     /// alone would hardly count, still has its flushes keep pace with the writing.
-    static let fileCost: Int64 = 4 << 10
+    package static let fileCost: Int64 = 4 << 10
 
     /// Files at least this large are sent to the disk as soon as they are closed (every byte not
     /// sent yet). Smaller ones are left to the final `syncfs`, which sends them in one batch for
     /// less than one call each would cost.
-    static let writebackMinimum: Int64 = 256 << 10
+    package static let writebackMinimum: Int64 = 256 << 10
 
-    func end() throws {
+    package func end() throws {
         closeFile()
     }
 
     /// Links the hard links (their targets exist by now) and makes everything durable at once.
-    func finish() throws {
+    package func finish() throws {
         try linkHardlinks()
         try sync()
     }
 
     /// Makes everything written in the staging folder (by any writer) durable, in one batch.
-    func sync() throws {
+    package func sync() throws {
         try tree.syncAll()
         flusher.wait()
     }
 
     /// Links the hard links this writer was handed; every file must be written by now.
-    func linkHardlinks() throws {
+    package func linkHardlinks() throws {
         closeFile()
         for (link, target) in hardlinks {
             tree.trim()

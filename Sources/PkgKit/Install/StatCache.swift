@@ -1,5 +1,9 @@
 import Crypto
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
 
 /// What an install knew of each file it wrote, kept beside the version folder as
 /// `DIR/<id>/.index-<version>`: the file's sha1 (from the package's verified TOC) and who the file
@@ -12,36 +16,36 @@ import Foundation
 /// moment the cache is written is left out (file times come from a clock that advances in ticks,
 /// and an edit in the same tick as the install could leave them unchanged: git's "racy" entries),
 /// and the whole file carries its own sha256, so a cache damaged by a crash is ignored whole.
-struct StatCache: Sendable {
+package struct StatCache: Sendable {
     /// One file's sha1, first bytes' verdict, and identity.
-    struct Entry: Sendable, Equatable {
-        var sha1: SHA1Value
-        var executable: ExecutableFormat?
-        var identity: FileIdentity
+    package struct Entry: Sendable, Equatable {
+        package var sha1: SHA1Value
+        package var executable: ExecutableFormat?
+        package var identity: FileIdentity
     }
 
     /// Entries by path below the version folder.
-    var entries: [String: Entry] = [:]
+    package var entries: [String: Entry] = [:]
 
     /// How close to the cache's writing a file's times may be and the file still be trusted:
     /// twice the coarsest tick of the clock file times come from (a jiffy: 1–10 ms).
-    static let racyMargin: Int64 = 20_000_000
+    package static let racyMargin: Int64 = 20_000_000
 
     private static let magic = "pkgtool-stat-cache 1"
 
     /// The cache's name for version folder `version`.
-    static func fileName(_ version: String) -> String { prefix + version }
+    package static func fileName(_ version: String) -> String { prefix + version }
     private static let prefix = ".index-"
 
     /// The entry for `path` when `identity` is still the file's.
-    func entry(_ path: String, matching identity: FileIdentity) -> Entry? {
+    package func entry(_ path: String, matching identity: FileIdentity) -> Entry? {
         guard let entry = entries[path], entry.identity == identity else { return nil }
         return entry
     }
 
     /// The cache of version folder `version` in `product`; nil when there is none or it does not
     /// read whole (every defect, a damaged file included, means "no cache").
-    static func read(_ product: ProductFolder, version: String) -> StatCache? {
+    package static func read(_ product: ProductFolder, version: String) -> StatCache? {
         guard let data = FileManager.default.contents(atPath: product.path(fileName(version))) else { return nil }
         return data.withUnsafeBytes { parse(UnsafeRawBufferPointer($0)) }
     }
@@ -49,7 +53,7 @@ struct StatCache: Sendable {
     /// The cache whose file holds `bytes`: the magic line, one line per file (nine tab-separated
     /// fields, the path last), and `end <sha256 of everything before>`; nil for anything else.
     /// Read as bytes: a cache of 100,000 files is parsed in a few milliseconds.
-    static func parse(_ bytes: UnsafeRawBufferPointer) -> StatCache? {
+    package static func parse(_ bytes: UnsafeRawBufferPointer) -> StatCache? {
         let newline = UInt8(ascii: "\n"), tab = UInt8(ascii: "\t")
         let trailerStart = bytes.dropLast().lastIndex(of: newline).map { $0 + 1 } ?? 0
         let trailer = String(decoding: bytes[trailerStart...], as: UTF8.self)
@@ -97,7 +101,7 @@ struct StatCache: Sendable {
 
     /// One file the cache is to record: its path in the version folder, its verified sha1 and its
     /// first bytes' verdict.
-    typealias File = (path: String, sha1: SHA1Value, executable: ExecutableFormat?)
+    package typealias File = (path: String, sha1: SHA1Value, executable: ExecutableFormat?)
 
     /// Writes the cache of version folder `version` in `product` for `files`, each with who it is
     /// on disk now. A file that is not a regular file, or whose times are within `racyMargin` of
@@ -106,7 +110,7 @@ struct StatCache: Sendable {
     /// that a package of 100,000 files costs no more memory than one of ten and the last step of an
     /// install does not stat them one by one. Never fails an install: a cache that cannot be written
     /// is only a slower next delta.
-    static func write(_ product: ProductFolder, version: String, files: some Sequence<File>, now: Int64? = nil) {
+    package static func write(_ product: ProductFolder, version: String, files: some Sequence<File>, now: Int64? = nil) {
         let written = now ?? Int64(Date().timeIntervalSince1970 * 1e9)
         let folder = openat(product.descriptor, version, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard folder >= 0 else { return }
@@ -142,10 +146,10 @@ struct StatCache: Sendable {
     }
 
     /// Files gathered from the install's facts at once, and how many of them one thread spells out.
-    static let batchSize = 4096
-    static let chunkSize = 512
+    package static let batchSize = 4096
+    package static let chunkSize = 512
     /// Threads that stat a batch (at most).
-    static let maxJobs = 4
+    package static let maxJobs = 4
 
     /// The cache lines of `files` (each stat'ed in the version folder `folder`), in their order.
     private static func lines(_ files: ArraySlice<File>, in folder: Int32, writtenAt written: Int64) -> [UInt8] {
@@ -262,14 +266,14 @@ struct StatCache: Sendable {
     }
 
     /// True for a stat cache (or a half-written one) whose version folder is not among `versions`.
-    static func isLeftover(_ name: String, versions: Set<String>) -> Bool {
+    package static func isLeftover(_ name: String, versions: Set<String>) -> Bool {
         guard name.hasPrefix(prefix) else { return false }
         let version = name.dropFirst(prefix.count)
         return version.contains(".tmp-") || !versions.contains(String(version))
     }
 
     /// Removes the cache of version folder `version`, if any.
-    static func remove(_ product: ProductFolder, version: String) {
+    package static func remove(_ product: ProductFolder, version: String) {
         try? product.remove(fileName(version))
     }
 }

@@ -1,3 +1,7 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+
 /// What `create` did (the JSON shape of docs/json.md).
 public struct CreateResult: Sendable, Codable, OutcomeReporting {
     /// The package written, or nil when errors stopped it.
@@ -33,7 +37,7 @@ public struct CreateResult: Sendable, Codable, OutcomeReporting {
         stoppedBy = error.disposition
     }
 
-    init(output: String?, format: OutputFormat, productIdentifier: String?, contentVersion: String?, fileCount: Int,
+    package init(output: String?, format: OutputFormat, productIdentifier: String?, contentVersion: String?, fileCount: Int,
          payloadBytes: Int64, archiveBytes: Int64?, sha256: String?, skipped: [String], diagnostics: [Diagnostic]) {
         self.output = output
         self.format = format

@@ -1,3 +1,7 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+
 /// `diff`'s verdict on an update.
 public enum DiffVerdict: String, Sendable, Codable {
     case ok

@@ -1,4 +1,7 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
 
 /// `inspect`'s report (docs/json.md).
 public struct InspectReport: Sendable, Codable, OutcomeReporting {
@@ -9,6 +12,14 @@ public struct InspectReport: Sendable, Codable, OutcomeReporting {
         public var size: Int64
         @Nullable public var storedSize: Int64?
         @Nullable public var sha1: String?
+
+        package init(path: String, type: EntryKind, size: Int64, storedSize: Int64? = nil, sha1: String? = nil) {
+            self.path = path
+            self.type = type
+            self.size = size
+            self.storedSize = storedSize
+            self.sha1 = sha1
+        }
     }
 
     public var path: String
@@ -31,7 +42,7 @@ public struct InspectReport: Sendable, Codable, OutcomeReporting {
     /// `inspect` exit 1.
     public var diagnostics: [Diagnostic] = []
 
-    init(path: String, format: PackageFormat?, productIdentifier: String?, contentVersion: String?, compression: String?,
+    package init(path: String, format: PackageFormat?, productIdentifier: String?, contentVersion: String?, compression: String?,
          checksum: String?, fileCount: Int, payloadBytes: Int64, archiveBytes: Int64?) {
         self.path = path
         self.format = format

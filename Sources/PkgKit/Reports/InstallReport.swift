@@ -1,3 +1,7 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+
 /// What `Installer.install` did.
 public enum InstallStatus: String, Sendable, Codable {
     /// A version folder was written (or the record now points at an identical one).
@@ -30,7 +34,7 @@ public struct InstallReport: Sendable, Encodable {
 
     /// A `refused` report on a package not read yet, expected to be `info`, to be filled in as
     /// the install goes on.
-    init(expecting info: ContentInfo) {
+    package init(expecting info: ContentInfo) {
         status = .refused
         productIdentifier = info.productIdentifier
         contentVersion = info.contentVersion
@@ -43,7 +47,7 @@ public struct InstallReport: Sendable, Encodable {
     }
 
     /// A `refused` report on a checked package, to be filled in as the install goes on.
-    init(_ check: PackageCheck, previousVersion: String? = nil) {
+    package init(_ check: PackageCheck, previousVersion: String? = nil) {
         status = .refused
         productIdentifier = check.contentInfo?.productIdentifier
         contentVersion = check.contentInfo?.contentVersion

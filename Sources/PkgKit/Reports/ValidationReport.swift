@@ -1,3 +1,7 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+
 /// One package in `validate`'s report (docs/json.md).
 public struct PackageReport: Sendable, Codable {
     public var path: String

@@ -13,9 +13,9 @@ internal import CSyscalls
 ///
 /// At most one flush runs at a time; bytes written meanwhile count towards the next.
 // Unchecked: the counters are touched only under `condition`.
-final class BackgroundFlusher: @unchecked Sendable {
+package final class BackgroundFlusher: @unchecked Sendable {
     /// What is flushed.
-    enum Scope {
+    package enum Scope {
         /// The one file written (`fsync`).
         case file
         /// The whole file system the descriptor is on (`syncfs`): many files written at once.
@@ -24,7 +24,7 @@ final class BackgroundFlusher: @unchecked Sendable {
     }
 
     /// Bytes written between two flushes.
-    static let step: Int64 = 16 << 20
+    package static let step: Int64 = 16 << 20
 
     private let descriptor: Int32
     private let scope: Scope
@@ -34,7 +34,7 @@ final class BackgroundFlusher: @unchecked Sendable {
     private var started = 0
 
     /// How many flushes have been started so far.
-    var flushesStarted: Int {
+    package var flushesStarted: Int {
         condition.lock()
         defer { condition.unlock() }
         return started
@@ -42,13 +42,13 @@ final class BackgroundFlusher: @unchecked Sendable {
 
     /// Flushes `descriptor`'s file or file system; the descriptor must stay open while writing
     /// goes on (each flush works on a duplicate of its own).
-    init(descriptor: Int32, scope: Scope) {
+    package init(descriptor: Int32, scope: Scope) {
         self.descriptor = descriptor
         self.scope = scope
     }
 
     /// Counts `bytes` written, and starts a flush once `step` have gathered while none runs.
-    func wrote(_ bytes: Int64) {
+    package func wrote(_ bytes: Int64) {
         #if !os(Linux)
         if scope == .fileSystem { return }
         #endif
@@ -86,7 +86,7 @@ final class BackgroundFlusher: @unchecked Sendable {
     }
 
     /// Waits for the flush under way, if any.
-    func wait() {
+    package func wait() {
         condition.lock()
         while flushing { condition.wait() }
         condition.unlock()

@@ -1,9 +1,9 @@
 import Foundation
 
 /// Why a folder could not be made: the folder (or the file standing where one must be) and why.
-struct FolderCreationError: Error, Sendable {
-    var path: String
-    var reason: String
+package struct FolderCreationError: Error, Sendable {
+    package var path: String
+    package var reason: String
 }
 
 /// Creates the folder `path` and whichever of its parents are missing (as `mkdir -p`, mode 0755);
@@ -11,7 +11,7 @@ struct FolderCreationError: Error, Sendable {
 /// them again. Every command creates the missing parents of an output path it was given (docs/commands.md
 /// ).
 @discardableResult
-func createFolders(_ path: String) throws(FolderCreationError) -> [String] {
+package func createFolders(_ path: String) throws(FolderCreationError) -> [String] {
     var missing: [String] = []
     var probe = path
     var info = stat()

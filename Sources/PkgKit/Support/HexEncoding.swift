@@ -19,7 +19,7 @@ extension Sequence where Element == UInt8 {
 
 extension Array where Element == UInt8 {
     /// Appends `byte` as two lowercase hexadecimal digits.
-    mutating func appendHex(_ byte: UInt8) {
+    package mutating func appendHex(_ byte: UInt8) {
         hexDigits.withUTF8Buffer { digit in
             append(digit[Int(byte >> 4)])
             append(digit[Int(byte & 0x0F)])

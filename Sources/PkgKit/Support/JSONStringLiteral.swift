@@ -1,7 +1,7 @@
 /// `text` as a JSON string literal: quotes, backslashes and control characters escaped,
 /// everything else (including `/` and non-ASCII) written as it is. For the files pkgtool writes
 /// byte for byte (the catalog, asset pack manifests), whose key order and layout are fixed.
-func jsonStringLiteral(_ text: String) -> String {
+package func jsonStringLiteral(_ text: String) -> String {
     var out = "\""
     for scalar in text.unicodeScalars {
         switch scalar {

@@ -37,7 +37,7 @@ public enum NearestName {
     /// Edits (insert, delete, replace, swap two neighbours) that turn `a` into `b`: the optimal
     /// string alignment distance, so that `craete` is one edit from `create`. Past `bound` the
     /// count stops early and is only some number above `bound`.
-    static func editDistance(_ a: [Character], _ b: [Character], atMost bound: Int = .max) -> Int {
+    package static func editDistance(_ a: [Character], _ b: [Character], atMost bound: Int = .max) -> Int {
         if a.isEmpty || b.isEmpty { return max(a.count, b.count) }
         if abs(a.count - b.count) > bound { return bound + 1 }
         var before = [Int](), previous = Array(0...b.count), current = [Int](repeating: 0, count: b.count + 1)

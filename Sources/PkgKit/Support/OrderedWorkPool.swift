@@ -4,8 +4,8 @@ import Foundation
 /// strictly in index order on the calling thread. At most `window` items are taken ahead of the
 /// one being consumed, which bounds memory whatever the number of items, and makes the output
 /// independent of thread timing.
-enum OrderedWorkPool {
-    static func run<Result: Sendable>(count: Int, jobs: Int, window: Int,
+package enum OrderedWorkPool {
+    package static func run<Result: Sendable>(count: Int, jobs: Int, window: Int,
                             work: @escaping @Sendable (Int) throws -> Result,
                             consume: (Int, Result) throws -> Void) throws {
         guard count > 0 else { return }

@@ -1,11 +1,11 @@
 import Foundation
 
 /// The text of the current `errno`.
-func errnoText() -> String { String(cString: strerror(errno)) }
+package func errnoText() -> String { String(cString: strerror(errno)) }
 
 extension Array where Element == UInt8 {
     /// Calls `body` with the bytes as a NUL-terminated C string.
-    func withCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
+    package func withCString<R>(_ body: (UnsafePointer<CChar>) throws -> R) rethrows -> R {
         try (self + [0]).withUnsafeBufferPointer { buffer in
             try buffer.withMemoryRebound(to: CChar.self) { try body($0.baseAddress!) }
         }
@@ -31,7 +31,7 @@ private func transferFully(_ total: Int, _ transfer: (_ done: Int) -> Int) -> In
 
 /// Reads at `offset` until `buffer` is full or the file ends, resuming after short reads and
 /// signals. Returns the bytes read, or -1 with `errno` set when the system refuses.
-func readFully(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int {
+package func readFully(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer, at offset: Int64) -> Int {
     transferFully(buffer.count) { done in
         pread(descriptor, buffer.baseAddress! + done, buffer.count - done, off_t(offset) + off_t(done))
     }
@@ -39,13 +39,13 @@ func readFully(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer, at 
 
 /// Writes every byte of `bytes` to `descriptor`, resuming after short writes and signals.
 /// Returns false with `errno` set when the system refuses (disk full, I/O error).
-func writeFully(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
+package func writeFully(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer) -> Bool {
     transferFully(bytes.count) { done in write(descriptor, bytes.baseAddress! + done, bytes.count - done) } == bytes.count
 }
 
 /// `read(2)` into `buffer`, resumed after a signal: the bytes read (0 at the end), or -1 with
 /// `errno` set when the system refuses.
-func readRetrying(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
+package func readRetrying(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) -> Int {
     while true {
         let count = read(descriptor, buffer.baseAddress, buffer.count)
         if count >= 0 || errno != EINTR { return count }
@@ -54,7 +54,7 @@ func readRetrying(_ descriptor: Int32, _ buffer: UnsafeMutableRawBufferPointer) 
 
 /// Writes every byte of `bytes` at `offset` (`pwrite(2)`), resuming after short writes and
 /// signals. Returns false with `errno` set when the system refuses.
-func writeFully(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64) -> Bool {
+package func writeFully(_ descriptor: Int32, _ bytes: UnsafeRawBufferPointer, at offset: Int64) -> Bool {
     transferFully(bytes.count) { done in
         pwrite(descriptor, bytes.baseAddress! + done, bytes.count - done, off_t(offset) + off_t(done))
     } == bytes.count

@@ -2,8 +2,8 @@ import Foundation
 internal import CXML2
 
 /// Whether bytes are well-formed XML, decided by libxml2 with the network and DTD loading off.
-enum XMLWellFormedness {
-    static func isWellFormed(_ data: Data) -> Bool {
+package enum XMLWellFormedness {
+    package static func isWellFormed(_ data: Data) -> Bool {
         LibXMLSetup.ensure()
         guard data.count <= Int(Int32.max) else { return false }
         return data.withUnsafeBytes { raw -> Bool in

@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// `bad-extension`: a package file must be named `*.pkg`. Folders have no name to judge, and
 /// installing is not uploading: `extract` (and `sync`, which installs as it does) take a `.zip`.
 ///

@@ -1,4 +1,6 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
 
 /// `case-collision` (a warning here; `convert` refuses it): two paths that differ only in letter
 /// case, in Unicode normalization (`café` spelt with one code point or with `e` and a combining
@@ -37,7 +39,7 @@ public struct CaseCollisionRule: Rule {
     /// The folders that entries lie in without being entries themselves (a zip made with
     /// `zip -D`, many tars), sorted: `Art/a.txt` and `art/b.txt` are two folders that a Mac's
     /// disk takes for one, though neither is listed.
-    static func impliedFolders(_ entries: [EntryFacts]) -> [ArchivePath] {
+    package static func impliedFolders(_ entries: [EntryFacts]) -> [ArchivePath] {
         var walked = Set<[UInt8]>()
         // Entries come folder by folder: most share the one before's folder, walked already.
         var lastFolder: ArraySlice<UInt8> = []
@@ -58,7 +60,7 @@ public struct CaseCollisionRule: Rule {
     }
 
     /// How two paths with one folded key differ.
-    enum Clash: Equatable {
+    package enum Clash: Equatable {
         /// Only in letter case: `Level.json` and `level.json`.
         case letterCase
         /// Only in Unicode normalization: `café` precomposed (NFC) and decomposed (NFD).
@@ -68,7 +70,7 @@ public struct CaseCollisionRule: Rule {
     }
 
     /// How `path` and `other`, equal once folded, differ.
-    static func clash(_ path: ArchivePath, _ other: ArchivePath) -> Clash {
+    package static func clash(_ path: ArchivePath, _ other: ArchivePath) -> Clash {
         // Scalar by scalar: Swift's `==` on strings already ignores normalization.
         let a = path.string, b = other.string
         if a.unicodeScalars.elementsEqual(b.unicodeScalars, by: Self.sameIgnoringCase) { return .letterCase }
@@ -83,7 +85,7 @@ public struct CaseCollisionRule: Rule {
     }
 
     /// The finding's message for `path`, which clashes with the earlier `other`.
-    static func message(_ path: ArchivePath, clashingWith other: ArchivePath) -> String {
+    package static func message(_ path: ArchivePath, clashingWith other: ArchivePath) -> String {
         let advice = "one file on a Mac's disk, which would keep only one of them: rename one of them"
         switch clash(path, other) {
         case .letterCase:
@@ -103,7 +105,7 @@ public struct CaseCollisionRule: Rule {
 
     /// The path as a Mac's disk compares it: NFC, then lowercased. ASCII paths, nearly all of
     /// them, skip Foundation's normalisation, which is costly per call.
-    static func foldedKey(_ path: ArchivePath) -> String {
+    package static func foldedKey(_ path: ArchivePath) -> String {
         if path.bytes.allSatisfy({ $0 < 0x80 }) {
             return String(decoding: path.bytes.map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
         }

@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// `code-bundle` (warning): a folder named like an app, framework or plug-in bundle.
 public struct CodeBundleRule: Rule {
     /// The folder suffixes that name code bundles.

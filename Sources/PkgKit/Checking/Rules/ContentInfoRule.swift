@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// `missing-content-info`, `invalid-content-info` and `missing-key`: the root
 /// ContentInfo.plist must exist, parse as a dictionary and hold both keys as strings.
 public struct ContentInfoRule: Rule {

@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// `content-unchanged` (warning): the version went up but not one payload byte changed.
 public struct ContentUnchangedRule: Rule {
     public init() {}

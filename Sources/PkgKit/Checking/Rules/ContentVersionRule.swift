@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// `invalid-content-version` and `content-version-mismatch`.
 public struct ContentVersionRule: Rule {
     public init() {}

@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// `missing-contents`: the payload lives in `Contents/`, which must hold at least one file.
 public struct ContentsRule: Rule {
     public init() {}

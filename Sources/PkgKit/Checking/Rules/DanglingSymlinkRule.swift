@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// `dangling-symlink` (warning): a link inside `Contents/` to a path the package does not hold.
 public struct DanglingSymlinkRule: Rule {
     public init() {}

@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// `duplicate-entry`: the same path twice. No xar reader rejects this by itself, and which copy
 /// wins depends on the reader, so the package is refused.
 public struct DuplicateEntryRule: Rule {

@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// `executable-code`: the store forbids code in hosted content, whatever the file is called.
 public struct ExecutableCodeRule: Rule {
     public init() {}

@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// `executable-permission`: a content file must not be marked executable.
 ///
 /// `create` clears the bits instead (its output is always 0644) and only notes it, as a

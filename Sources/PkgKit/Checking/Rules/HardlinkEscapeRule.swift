@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// `hardlink-escape`: a hard link must name a file inside `Contents/` that the package holds.
 public struct HardlinkEscapeRule: Rule {
     public init() {}

@@ -1,9 +1,12 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// `junk-file` (warning): file-system and version-control litter. `create` leaves it out.
 public struct JunkFileRule: Rule {
     /// Names that are junk wherever they appear.
-    static let junkNames: Set<String> = [".DS_Store", "Thumbs.db", "desktop.ini"]
+    package static let junkNames: Set<String> = [".DS_Store", "Thumbs.db", "desktop.ini"]
     /// Folders that are junk with everything in them.
-    static let junkFolders: Set<String> = ["__MACOSX", ".git", ".svn", ".hg"]
+    package static let junkFolders: Set<String> = ["__MACOSX", ".git", ".svn", ".hg"]
 
     public init() {}
 

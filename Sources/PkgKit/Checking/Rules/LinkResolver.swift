@@ -1,11 +1,14 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// Resolves symbolic links lexically, through chains of links inside the package, without
 /// touching the file system: the facts behind `symlink-escape` and `dangling-symlink`.
 ///
 /// On a device `Contents/` becomes the version folder, so a path that climbs above
 /// `Contents` at any step has left the content, even if a later `Contents/..` comes back.
-struct LinkResolver {
+package struct LinkResolver {
     /// Where a link leads.
-    enum Outcome: Equatable {
+    package enum Outcome: Equatable {
         /// To an entry inside `Contents/`.
         case inside
         /// Outside `Contents/` (absolute target, too many `..`, or a chain leaving it).
@@ -19,9 +22,9 @@ struct LinkResolver {
     private var links: [String: [UInt8]] = [:]
     private var paths: Set<String> = []
     /// Longest chain followed before calling it a loop (Linux's own limit is 40).
-    static let maxHops = 40
+    package static let maxHops = 40
 
-    init(_ package: PackageFacts) {
+    package init(_ package: PackageFacts) {
         // Only links need resolving: without any, no table of every path is built.
         guard package.entries.contains(where: { $0.kind == .symlink }) else { return }
         for entry in package.entries {
@@ -31,7 +34,7 @@ struct LinkResolver {
     }
 
     /// Follows the link at `path` (a package path inside `Contents/`) to its end.
-    func resolve(_ path: String) -> Outcome {
+    package func resolve(_ path: String) -> Outcome {
         guard let first = links[path] else { return .inside }
         var stack = path.split(separator: "/", omittingEmptySubsequences: false).dropLast().map(String.init)
         var queue = Self.components(first)[...]

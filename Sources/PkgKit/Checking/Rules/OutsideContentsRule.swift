@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// `outside-contents`: only ContentInfo.plist and Contents/ may sit at the package root.
 public struct OutsideContentsRule: Rule {
     public init() {}

@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// `invalid-product-identifier` and `product-identifier-mismatch` (against the identifier the
 /// caller expects and against the previous package).
 public struct ProductIdentifierRule: Rule {

@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// One check of docs/diagnostics.md over the facts of a package.
 public protocol Rule: Sendable {
     /// The findings for `package`; empty when the rule is satisfied.

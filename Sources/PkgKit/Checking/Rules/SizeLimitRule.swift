@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// `size-limit`: the archive file and the unpacked payload must each stay within the limit.
 public struct SizeLimitRule: Rule {
     public init() {}

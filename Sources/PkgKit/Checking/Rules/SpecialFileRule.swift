@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// `special-file`: devices, FIFOs and sockets have no place in downloadable content.
 public struct SpecialFileRule: Rule {
     public init() {}

@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// `symlink-escape`: a link whose target is absolute, or resolves (through any chain of links
 /// in the package) outside `Contents/`, or a loop. Links outside `Contents/` are judged too:
 /// they are already `outside-contents`, but an escaping one is worth naming as such.

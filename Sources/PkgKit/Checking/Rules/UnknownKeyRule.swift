@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// `unknown-key` (warning): ContentInfo.plist keys other than the two the store reads. A near
 /// miss of a missing key is named as such: renaming it is the fix, not removing it.
 public struct UnknownKeyRule: Rule {

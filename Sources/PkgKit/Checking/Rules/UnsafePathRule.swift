@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// `unsafe-path`: absolute paths, `..`, empty components, control characters, invalid UTF-8
 /// and over-long names or paths. A folder whose own path is unsafe is reported once, for
 /// everything inside it, not once per entry below it.
@@ -29,7 +32,7 @@ public struct UnsafePathRule: Rule {
 
     /// The outermost folder above `path` whose own path is unsafe, or nil; folders already
     /// judged are looked up in `known`, so each is judged once.
-    static func unsafeAncestor(of path: ArchivePath, known: inout [ArchivePath: ArchivePath?]) -> ArchivePath? {
+    package static func unsafeAncestor(of path: ArchivePath, known: inout [ArchivePath: ArchivePath?]) -> ArchivePath? {
         guard let slash = path.bytes.lastIndex(of: UInt8(ascii: "/")), slash > 0 else { return nil }
         let parent = ArchivePath(raw: Array(path.bytes[..<slash]))
         guard parent != path else { return nil }

@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// `version-not-bumped`: an update must have a strictly greater ContentVersion.
 public struct VersionBumpRule: Rule {
     public init() {}

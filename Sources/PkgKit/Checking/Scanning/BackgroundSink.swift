@@ -1,4 +1,6 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
 
 /// Runs another sink on its own thread, so that reading (inflating, hashing) and writing (creating
 /// files, copying into the page cache) use both cores. The bytes handed over are copied into a
@@ -8,7 +10,7 @@ import Foundation
 /// be called before anything else touches what the inner sink writes.
 // Unchecked: the queue, counters and failure are touched only under `condition`; the inner sink
 // is used by the writing thread alone until `drain` has waited for it to stop.
-final class BackgroundSink: EntrySink, @unchecked Sendable {
+package final class BackgroundSink: EntrySink, @unchecked Sendable {
     private enum Operation {
         case begin(ArchiveEntry)
         /// A copy of `count` bytes in `block`.
@@ -18,15 +20,15 @@ final class BackgroundSink: EntrySink, @unchecked Sendable {
 
     /// Large chunks are copied into blocks of this size, kept for reuse: allocating each afresh
     /// costs a mapping and a page fault per 4 KiB, on every byte a package holds.
-    static let blockSize = 1 << 20
+    package static let blockSize = 1 << 20
     /// Chunks above this size use a kept block; smaller ones come from the heap.
-    static let smallChunk = 64 * 1024
+    package static let smallChunk = 64 * 1024
 
     /// The most bytes waiting for the writer at once.
-    static let maxQueuedBytes = 2 << 20
+    package static let maxQueuedBytes = 2 << 20
     /// What one queued operation costs beyond its data (the entry, the queue slot, the block):
     /// counted too, so that 100,000 tiny files cannot queue up a hundred bytes of data each.
-    static let operationCost = 512
+    package static let operationCost = 512
 
     private let inner: EntrySink
     /// The most bytes waiting for this writer at once (`maxQueuedBytes` unless told otherwise).
@@ -39,7 +41,7 @@ final class BackgroundSink: EntrySink, @unchecked Sendable {
     private var failure: Error?
     private var spareBlocks: [UnsafeMutableRawBufferPointer] = []
 
-    init(_ inner: EntrySink, maxQueuedBytes: Int = BackgroundSink.maxQueuedBytes) {
+    package init(_ inner: EntrySink, maxQueuedBytes: Int = BackgroundSink.maxQueuedBytes) {
         self.inner = inner
         queueLimit = maxQueuedBytes
         Thread.detachNewThread { [self] in run() }
@@ -47,9 +49,9 @@ final class BackgroundSink: EntrySink, @unchecked Sendable {
 
     deinit { spareBlocks.forEach { $0.deallocate() } }
 
-    func begin(_ entry: ArchiveEntry) throws { try enqueue(.begin(entry), bytes: Self.operationCost) }
+    package func begin(_ entry: ArchiveEntry) throws { try enqueue(.begin(entry), bytes: Self.operationCost) }
 
-    func write(_ chunk: UnsafeRawBufferPointer) throws {
+    package func write(_ chunk: UnsafeRawBufferPointer) throws {
         guard !chunk.isEmpty else { return }
         let block = takeBlock(for: chunk.count)
         block.copyMemory(from: chunk)
@@ -70,11 +72,11 @@ final class BackgroundSink: EntrySink, @unchecked Sendable {
         if block.count == Self.blockSize { spareBlocks.append(block) } else { block.deallocate() }
     }
 
-    func end() throws { try enqueue(.end, bytes: Self.operationCost) }
+    package func end() throws { try enqueue(.end, bytes: Self.operationCost) }
 
     /// Waits until every queued operation has run (or the first failure), then rethrows that
     /// failure. Later calls do nothing more.
-    func drain() throws {
+    package func drain() throws {
         condition.lock()
         closed = true
         condition.broadcast()

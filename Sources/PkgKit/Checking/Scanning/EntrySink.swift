@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// Receives every entry, and the bytes of every file, as the scanner reads them: how the
 /// installer writes a package in the same pass that verifies it.
 public protocol EntrySink: AnyObject {

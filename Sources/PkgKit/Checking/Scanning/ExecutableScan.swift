@@ -1,4 +1,6 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
 
 /// Looks for executable code in the files `create` is about to pack, by their first bytes, on
 /// several threads at once.
@@ -6,16 +8,16 @@ import Foundation
 /// It is the part of `create`'s check that needs the files' data, and on many small files the
 /// time goes to opening them: one file after another, that would be the largest single piece of
 /// `create`, so the files are opened on every core at once.
-enum ExecutableScan {
+package enum ExecutableScan {
     /// How many files one thread takes at a time.
-    static let blockSize = 256
+    package static let blockSize = 256
     /// Bytes read from every file: one page, which tells every format apart; reading
     /// `ExecutableFormat.headBytes` of each would double what `create` reads of small files.
-    static let firstRead = 4096
+    package static let firstRead = 4096
 
     /// The formats found, by path; plain content is absent. The first file (in `items`' order)
     /// that cannot be read is thrown, as the scan reading them in order would.
-    static func run(_ items: [SourceItem], jobs: Int) throws -> [ArchivePath: ExecutableFormat] {
+    package static func run(_ items: [SourceItem], jobs: Int) throws -> [ArchivePath: ExecutableFormat] {
         let files = items.indices.filter { items[$0].kind == .file }
         let blocks = (files.count + blockSize - 1) / blockSize
         var found: [ArchivePath: ExecutableFormat] = [:]

@@ -1,5 +1,7 @@
 import Crypto
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
 
 /// Reads a package once, start to end, and turns it into `PackageFacts`.
 ///
@@ -30,7 +32,7 @@ public struct PackageScanner {
     /// Checked between entries and between chunks: once set, scanning throws `OperationCancelled`.
     public var cancellation: Cancellation?
 
-    static let bufferSize = 1 << 20
+    package static let bufferSize = 1 << 20
 
     public init(limits: PackageLimits = PackageLimits(), depth: Depth = .full, digests: Bool = true,
                 progress: ((Int64, Int64) -> Void)? = nil) {

@@ -1,4 +1,7 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
 
 /// The list of published packages at the root of a published folder: `catalog.json` (docs/catalog.md
 /// ). Parse one with `Catalog(data:)`, write one with `encoded()`.
@@ -99,7 +102,7 @@ public struct CatalogVersion: Sendable, Equatable {
 
     /// True for a relative reference without a scheme or authority (`com.x/1.0.pkg`), or an
     /// absolute `http://` or `https://` URL with a host.
-    static func isAcceptableReference(_ text: String) -> Bool {
+    package static func isAcceptableReference(_ text: String) -> Bool {
         guard !text.isEmpty, !text.hasPrefix("//"), let parsed = URL(string: text) else { return false }
         guard let scheme = parsed.scheme?.lowercased() else { return true }
         return (scheme == "http" || scheme == "https") && !(parsed.host ?? "").isEmpty

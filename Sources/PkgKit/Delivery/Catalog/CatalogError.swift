@@ -1,3 +1,7 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+
 /// Why a catalog was refused as a whole: it is not valid JSON of the catalog's shape
 /// (`invalid-catalog`, a refusal).
 public struct CatalogError: DiagnosableError, Sendable, Equatable, CustomStringConvertible {

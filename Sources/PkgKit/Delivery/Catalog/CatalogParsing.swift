@@ -1,4 +1,7 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
 
 extension Catalog {
     /// Parses `catalog.json`'s bytes, refusing as a whole anything that is not the catalog's
@@ -107,7 +110,7 @@ extension Catalog {
     }
 
     /// True for exactly 64 hexadecimal digits (either case).
-    static func isSHA256(_ text: String) -> Bool {
+    package static func isSHA256(_ text: String) -> Bool {
         text.utf8.count == 64 && text.utf8.allSatisfy { byte in
             (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
         }

@@ -1,3 +1,7 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+
 /// What is known about a fetched catalog's signature (`FetchedCatalog.signature`).
 ///
 /// With trusted keys a catalog is either `verified` or refused, so the other two values arise

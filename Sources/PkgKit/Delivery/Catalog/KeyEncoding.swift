@@ -1,28 +1,31 @@
-internal import SwiftASN1
+package import SwiftASN1
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
 
 /// The DER and PEM forms of Ed25519 keys that openssl reads and writes (RFC 8410):
 /// `openssl genpkey -algorithm ed25519` writes a PKCS#8 `PRIVATE KEY`, `openssl pkey -pubout`
 /// an X.509 SubjectPublicKeyInfo `PUBLIC KEY`.
-enum Ed25519KeyEncoding {
+package enum Ed25519KeyEncoding {
     /// id-Ed25519, 1.3.101.112.
-    static let algorithm: ASN1ObjectIdentifier = [1, 3, 101, 112]
-    static let privateLabel = "PRIVATE KEY"
-    static let publicLabel = "PUBLIC KEY"
+    package static let algorithm: ASN1ObjectIdentifier = [1, 3, 101, 112]
+    package static let privateLabel = "PRIVATE KEY"
+    package static let publicLabel = "PUBLIC KEY"
 
     /// `PRIVATE KEY` PEM (with a trailing newline, as openssl writes it) for a 32-byte seed.
-    static func privatePEM(seed: [UInt8]) -> String {
+    package static func privatePEM(seed: [UInt8]) -> String {
         let document = PEMDocument(type: privateLabel, derBytes: serialize(PrivateKeyInfo(seed: seed)))
         return document.pemString + "\n"
     }
 
     /// `PUBLIC KEY` PEM (with a trailing newline) for a 32-byte public key.
-    static func publicPEM(key: [UInt8]) -> String {
+    package static func publicPEM(key: [UInt8]) -> String {
         let document = PEMDocument(type: publicLabel, derBytes: serialize(SubjectPublicKeyInfo(key: key)))
         return document.pemString + "\n"
     }
 
     /// The 32-byte seed in a `PRIVATE KEY` PEM document.
-    static func seed(fromPEM text: String) throws(KeyError) -> [UInt8] {
+    package static func seed(fromPEM text: String) throws(KeyError) -> [UInt8] {
         let der = try derBytes(text, expected: privateLabel, kind: "private")
         do {
             return try PrivateKeyInfo(derEncoded: der).seed
@@ -34,7 +37,7 @@ enum Ed25519KeyEncoding {
     }
 
     /// The 32-byte key in a `PUBLIC KEY` PEM document.
-    static func publicKey(fromPEM text: String) throws(KeyError) -> [UInt8] {
+    package static func publicKey(fromPEM text: String) throws(KeyError) -> [UInt8] {
         let der = try derBytes(text, expected: publicLabel, kind: "public")
         do {
             return try SubjectPublicKeyInfo(derEncoded: der).key
@@ -73,7 +76,7 @@ enum Ed25519KeyEncoding {
     }
 
     /// A readable name for a key algorithm that is not Ed25519.
-    static func name(of oid: ASN1ObjectIdentifier) -> String {
+    package static func name(of oid: ASN1ObjectIdentifier) -> String {
         switch oid {
         case [1, 2, 840, 113549, 1, 1, 1]: return "an RSA key"
         case [1, 2, 840, 10045, 2, 1]: return "an elliptic-curve (ECDSA) key"
@@ -85,7 +88,7 @@ enum Ed25519KeyEncoding {
 
     /// Parses `AlgorithmIdentifier ::= SEQUENCE { algorithm OID, parameters ANY OPTIONAL }` and
     /// requires Ed25519, whose parameters must be absent.
-    static func requireEd25519(_ nodes: inout ASN1NodeCollection.Iterator) throws {
+    package static func requireEd25519(_ nodes: inout ASN1NodeCollection.Iterator) throws {
         guard let node = nodes.next() else { throw KeyError("the key has no algorithm identifier") }
         try DER.sequence(node, identifier: .sequence) { inner in
             let oid = try ASN1ObjectIdentifier(derEncoded: &inner)

@@ -1,3 +1,7 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+
 /// Why a key file could not be used: not PEM, not Ed25519, malformed (`unreadable-input`: the
 /// key given is an input that cannot be read as a key, a failure).
 public struct KeyError: DiagnosableError, Sendable, Equatable, CustomStringConvertible {

@@ -1,3 +1,7 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+
 /// A catalog signature that is missing, malformed or does not verify with any trusted key:
 /// `bad-signature`, a refusal.
 public struct SignatureError: DiagnosableError, Sendable, Equatable, CustomStringConvertible {

@@ -1,5 +1,8 @@
 import Crypto
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
 
 /// An Ed25519 private key that signs catalogs (`publish --sign`). It reads and writes the
 /// PKCS#8 PEM that `openssl genpkey -algorithm ed25519` writes.
@@ -65,7 +68,7 @@ public struct CatalogVerifyingKey: Sendable, Equatable {
         self.rawRepresentation = Array(rawRepresentation)
     }
 
-    init(checkedRawRepresentation: [UInt8]) {
+    package init(checkedRawRepresentation: [UInt8]) {
         rawRepresentation = checkedRawRepresentation
     }
 

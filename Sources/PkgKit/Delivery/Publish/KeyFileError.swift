@@ -1,3 +1,8 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitCatalog
+
 /// Why `keygen` wrote nothing.
 public enum KeyFileError: DiagnosableError, Sendable, Equatable, CustomStringConvertible {
     /// A key file exists and cannot be used: `unreadable-input`, a failure.

@@ -1,4 +1,8 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitCatalog
 
 /// Makes the folder `path` and every missing folder above it (`createFolders`): every command
 /// creates the missing parents of an output path it was given (docs/commands.md), such as
@@ -6,7 +10,7 @@ import Foundation
 /// naming the folder that cannot be made, or the file that stands where a folder must be.
 /// Returns the folders it created, outermost first.
 @discardableResult
-func makeOutputFolders(_ path: String) throws(PublishError) -> [String] {
+package func makeOutputFolders(_ path: String) throws(PublishError) -> [String] {
     do {
         return try createFolders(path)
     } catch {

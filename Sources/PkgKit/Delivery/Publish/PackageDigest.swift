@@ -1,23 +1,27 @@
 import Crypto
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitCatalog
 
 /// A package file's catalog digests: its size, the sha256 of all its bytes and, for a xar, the
 /// sha256 of its header and compressed TOC (`tocSHA256`), all from one streaming read.
-struct PackageDigest: Sendable, Equatable {
-    var size: Int64
-    var sha256: String
-    var tocSHA256: String?
+package struct PackageDigest: Sendable, Equatable {
+    package var size: Int64
+    package var sha256: String
+    package var tocSHA256: String?
 
     /// Reads `path` once. `xar` asks for `tocSHA256`: bytes `0 ..< header size + compressed TOC
     /// length`, the lengths taken from the header. A set `cancellation` stops the read
     /// (`OperationCancelled`).
-    static func compute(_ path: String, xar: Bool, cancellation: Cancellation? = nil) throws -> PackageDigest {
+    package static func compute(_ path: String, xar: Bool, cancellation: Cancellation? = nil) throws -> PackageDigest {
         try stream(path, xar: xar) { _ in try cancellation?.check() }
     }
 
     /// Reads `path` once, handing every block to `sink` as it goes (to copy while hashing).
     /// The package given cannot be read: `PublishError` with `unreadable-input`.
-    static func stream(_ path: String, xar: Bool, sink: (UnsafeRawBufferPointer) throws -> Void) throws -> PackageDigest {
+    package static func stream(_ path: String, xar: Bool, sink: (UnsafeRawBufferPointer) throws -> Void) throws -> PackageDigest {
         let fd = open(path, O_RDONLY | O_CLOEXEC)
         guard fd >= 0 else { throw PublishError(path: path, "cannot read: \(errnoText())", code: .unreadableInput) }
         defer { close(fd) }

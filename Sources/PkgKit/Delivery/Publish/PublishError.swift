@@ -1,3 +1,8 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitCatalog
+
 /// Publishing could not be done (a failure): a package given cannot be read
 /// (`unreadable-input`), or the published folder cannot be read or written (`io-error`: a
 /// folder that cannot be created, a read-only file system, a path under a regular file, a full

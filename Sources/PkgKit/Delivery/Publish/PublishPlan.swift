@@ -1,43 +1,47 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitCatalog
 
 /// A valid package on its way into a published folder, with the catalog entry it gets.
-struct PublishCandidate: Sendable {
+package struct PublishCandidate: Sendable {
     /// Its position in the report's `packages`.
-    var index: Int
+    package var index: Int
     /// The package file given.
-    var source: String
+    package var source: String
     /// Its IAPProductIdentifier.
-    var productIdentifier: String
+    package var productIdentifier: String
     /// Its entry: `url` is `<id>/<version>.pkg`.
-    var entry: CatalogVersion
+    package var entry: CatalogVersion
 }
 
 /// What a publish will do, decided from the folder's catalog and signatures and the candidates
 /// alone, before anything is written: a pure value, so every refusal is known up front.
-struct PublishPlan: Sendable {
+package struct PublishPlan: Sendable {
     /// The catalog after the publish.
-    var catalog: Catalog
+    package var catalog: Catalog
     /// Candidates whose file must be copied (not yet published).
-    var copies: [PublishCandidate] = []
+    package var copies: [PublishCandidate] = []
     /// Indexes of packages already published with the same bytes.
-    var unchanged: Set<Int> = []
+    package var unchanged: Set<Int> = []
     /// Refusals by package index (`version-not-bumped`).
-    var refusals: [Int: [Diagnostic]] = [:]
+    package var refusals: [Int: [Diagnostic]] = [:]
     /// Refusals about the folder (its signature).
-    var folderRefusals: [Diagnostic] = []
+    package var folderRefusals: [Diagnostic] = []
     /// Entries `--keep` removes, with their product.
-    var removed: [(productIdentifier: String, entry: CatalogVersion)] = []
+    package var removed: [(productIdentifier: String, entry: CatalogVersion)] = []
     /// The signature files to write before the catalog, oldest first: digest (the name without
     /// `.sig`) and contents. The last is the new catalog's; one is written only when the file
     /// there differs.
-    var signatureFiles: [(digest: String, contents: Data)] = []
+    package var signatureFiles: [(digest: String, contents: Data)] = []
 
-    var isRefused: Bool { !refusals.isEmpty || !folderRefusals.isEmpty }
+    package var isRefused: Bool { !refusals.isEmpty || !folderRefusals.isEmpty }
 
     /// Decides a publish of `candidates` into `folder`, whose catalog is `existing` (its bytes
     /// `existingBytes`, nil when there is none); `signatures` holds what the folder says about
     /// that catalog's signature.
-    static func make(folder: String, existing: Catalog, existingBytes: Data?, signatures: PublishedSignatures,
+    package static func make(folder: String, existing: Catalog, existingBytes: Data?, signatures: PublishedSignatures,
                      candidates: [PublishCandidate], keep: Int?, keys: [CatalogSigningKey]) -> PublishPlan {
         var plan = PublishPlan(catalog: existing)
         var added: [String: [(index: Int, entry: CatalogVersion)]] = [:]
@@ -131,9 +135,9 @@ struct PublishPlan: Sendable {
 }
 
 /// What a published folder holds about its catalog's signature, read before a publish.
-struct PublishedSignatures: Sendable {
+package struct PublishedSignatures: Sendable {
     /// `signatures/<sha256>.sig` of the published catalog, when present.
-    var current: Data?
+    package var current: Data?
     /// `catalog.json.sig`, as pkgtool wrote it before signature files were named by digest.
-    var legacy: Data?
+    package var legacy: Data?
 }

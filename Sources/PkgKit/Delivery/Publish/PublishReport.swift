@@ -1,3 +1,8 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitCatalog
+
 /// What `publish` did as a whole.
 public enum PublishStatus: String, Sendable, Codable {
     /// Packages were copied, or the catalog or its signature was rewritten.

@@ -1,10 +1,14 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitCatalog
 
 /// Reading and replacing the small files of a published folder (the catalog, signature files,
 /// their record), each failure an `io-error` naming the file.
-enum PublishedFile {
+package enum PublishedFile {
     /// The first `limit` bytes of `path`, or nil when there is no such file (nor a folder for it).
-    static func read(_ path: String, limit: Int) throws(PublishError) -> Data? {
+    package static func read(_ path: String, limit: Int) throws(PublishError) -> Data? {
         guard let handle = FileHandle(forReadingAtPath: path) else {
             if access(path, F_OK) != 0 && (errno == ENOENT || errno == ENOTDIR) { return nil }
             throw PublishError(path: path, "cannot read: \(errnoText())")
@@ -18,7 +22,7 @@ enum PublishedFile {
     }
 
     /// Replaces `path` with `data` atomically: written aside, flushed, renamed into place.
-    static func write(_ data: Data, to path: String) throws(PublishError) {
+    package static func write(_ data: Data, to path: String) throws(PublishError) {
         do {
             let file = try AtomicFile(destination: path)
             try data.withUnsafeBytes { try file.output.write($0) }
@@ -31,7 +35,7 @@ enum PublishedFile {
     }
 
     /// A write failure in words, without the path (the diagnostic names it).
-    static func describe(_ error: WriteError) -> String {
+    package static func describe(_ error: WriteError) -> String {
         switch error {
         case .io(_, let message): return message
         case .compression(let message): return message

@@ -1,4 +1,8 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitCatalog
 
 /// The options of one publish (the flags of `pkgtool publish`).
 public struct PublishOptions: Sendable {
@@ -50,9 +54,9 @@ public struct Publisher: Sendable {
     /// `DIR/catalog.json`.
     public var catalogPath: String { destination + "/" + Catalog.fileName }
     /// `DIR/catalog.json.sig`, which older pkgtool wrote: removed by a signed publish.
-    var legacySignaturePath: String { destination + "/" + Catalog.legacySignatureFileName }
+    package var legacySignaturePath: String { destination + "/" + Catalog.legacySignatureFileName }
     /// `DIR/signatures/`.
-    var signatures: SignatureFolder { SignatureFolder(destination: destination) }
+    package var signatures: SignatureFolder { SignatureFolder(destination: destination) }
 
     /// Publishes `packages`. Refusals and unreadable inputs come back in the report (status
     /// `refused` or `failed`, with the folder unchanged); throws `PublishError` (`io-error`) only

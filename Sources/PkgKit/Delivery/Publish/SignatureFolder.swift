@@ -1,4 +1,8 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitCatalog
 
 /// `DIR/signatures/`: the signature file of every recent catalog, named by its digest, and the
 /// record of the order publish wrote them in (`SignatureHistory`).
@@ -6,26 +10,26 @@ import Foundation
 /// Files are written before the catalog they sign replaces the old one, and old ones deleted
 /// only after, so that the folder always holds the signature of the catalog it serves, and of
 /// the catalogs a cache may still serve in its place.
-struct SignatureFolder: Sendable {
+package struct SignatureFolder: Sendable {
     /// `DIR/signatures`.
-    let path: String
+    package let path: String
 
     /// The signature folder of the published folder `destination`.
-    init(destination: String) {
+    package init(destination: String) {
         path = destination + "/" + CatalogSignature.folderName
     }
 
     /// `DIR/signatures/<digest>.sig`.
-    func filePath(_ digest: String) -> String { path + "/" + digest + ".sig" }
+    package func filePath(_ digest: String) -> String { path + "/" + digest + ".sig" }
 
     /// The signature file of the catalog with `digest`, or nil when there is none.
-    func read(_ digest: String) throws(PublishError) -> Data? {
+    package func read(_ digest: String) throws(PublishError) -> Data? {
         try PublishedFile.read(filePath(digest), limit: CatalogSignature.maximumBytes + 1)
     }
 
     /// Writes each file whose contents on disk differ, in the order given; returns the digests
     /// written.
-    func write(_ files: [(digest: String, contents: Data)]) throws(PublishError) -> [String] {
+    package func write(_ files: [(digest: String, contents: Data)]) throws(PublishError) -> [String] {
         var written: [String] = []
         for file in files where try read(file.digest) != file.contents {
             try makeOutputFolders(path)
@@ -38,7 +42,7 @@ struct SignatureFolder: Sendable {
     /// Records the order after this run (`written`, then the published catalog's `current`, the
     /// newest) before the catalog is replaced, and returns the files beyond the newest
     /// `SignatureHistory.kept`, to delete once it is; `recorded` says whether the record changed.
-    func record(written: [String], current: String) throws(PublishError) -> (recorded: Bool, removed: [String]) {
+    package func record(written: [String], current: String) throws(PublishError) -> (recorded: Bool, removed: [String]) {
         let recordPath = path + "/" + SignatureHistory.fileName
         let before = try PublishedFile.read(recordPath, limit: 1 << 20)
         let (history, removed) = SignatureHistory(recorded: before).updated(present: try present(), written: written, current: current)
@@ -49,7 +53,7 @@ struct SignatureFolder: Sendable {
     }
 
     /// Deletes the signature files of `digests`.
-    func remove(_ digests: [String]) throws(PublishError) {
+    package func remove(_ digests: [String]) throws(PublishError) {
         for digest in digests where unlink(filePath(digest)) != 0 && errno != ENOENT {
             throw PublishError(path: filePath(digest), "cannot remove: \(errnoText())")
         }

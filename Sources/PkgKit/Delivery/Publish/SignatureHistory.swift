@@ -1,4 +1,8 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitCatalog
 
 /// Which signature files a published folder keeps: the newest `kept`, "newest" meaning the
 /// order in which publish wrote them, as recorded in `signatures/order.txt`.
@@ -8,27 +12,27 @@ import Foundation
 /// syncing it down again): the times then say when the files were uploaded or downloaded, all
 /// nearly the same, while the record travels with the folder as data. The signature of the
 /// published catalog is always kept, whatever the record says.
-struct SignatureHistory: Sendable, Equatable {
+package struct SignatureHistory: Sendable, Equatable {
     /// The record's name inside `signatures/`. Clients never fetch it.
-    static let fileName = "order.txt"
+    package static let fileName = "order.txt"
     /// How many signature files publish keeps (docs/publishing.md).
-    static let kept = 32
+    package static let kept = 32
 
     /// Signature file digests (names without `.sig`), oldest first.
-    var digests: [String]
+    package var digests: [String]
 
     /// The record's digests, oldest first: one per line; lines that are not a digest are skipped.
-    init(recorded: Data?) {
+    package init(recorded: Data?) {
         let lines = String(decoding: recorded ?? Data(), as: UTF8.self).split(whereSeparator: \.isNewline)
         digests = lines.map { $0.trimmingCharacters(in: .whitespaces) }.filter { CatalogSignature.isSignatureFileName($0 + ".sig") }
     }
 
-    init(digests: [String]) {
+    package init(digests: [String]) {
         self.digests = digests
     }
 
     /// The record's bytes: a digest per line, oldest first.
-    var contents: Data { Data(digests.map { $0 + "\n" }.joined().utf8) }
+    package var contents: Data { Data(digests.map { $0 + "\n" }.joined().utf8) }
 
     /// The history after a publish, and the signature files to delete once the new catalog is in
     /// place. `present` are the files in `signatures/` (digest and modification time, in seconds),
@@ -39,7 +43,7 @@ struct SignatureHistory: Sendable, Equatable {
     /// recorded or deleted them) count as older than every recorded one, in order of
     /// modification time and then name; the files this run wrote are the newest, and the
     /// published catalog's is the newest of all.
-    func updated(present: [(digest: String, modified: Double)], written: [String],
+    package func updated(present: [(digest: String, modified: Double)], written: [String],
                  current: String) -> (history: SignatureHistory, removed: [String]) {
         let onDisk = Set(present.map(\.digest)).union(written)
         let recent = Set(written + [current])

@@ -1,4 +1,8 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitCatalog
 
 /// The key pair files `pkgtool keygen --out NAME` manages: `NAME.pem` (the private key, mode
 /// 0600) and `NAME.pub.pem` (the public key an app ships).

@@ -1,4 +1,11 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+import PkgKitCatalog
+import PkgKitTransport
 
 /// A catalog as fetched: its value, its exact bytes, where it came from, and what is known of
 /// its signature.

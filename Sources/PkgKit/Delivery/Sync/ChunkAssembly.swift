@@ -1,28 +1,35 @@
 import Crypto
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+import PkgKitCatalog
+import PkgKitTransport
 
 /// A changed file of a delta update rebuilt from chunks (see `ChunkTable`): those the installed
 /// version already has are copied from its file, the others inflated from the ranges fetched into
 /// the sparse copy. Every chunk is checked against its digest as it is written, and the whole
 /// file against the TOC's sha1, before the installer sees it; it then installs as a reused file.
-struct ChunkAssembly: Sendable {
+package struct ChunkAssembly: Sendable {
     /// The file's place in the TOC's document order, and its path.
-    var order: Int
-    var path: ArchivePath
-    var size: Int64
-    var sha1: SHA1Value
-    var table: ChunkTable
-    var gzip: Bool
+    package var order: Int
+    package var path: ArchivePath
+    package var size: Int64
+    package var sha1: SHA1Value
+    package var table: ChunkTable
+    package var gzip: Bool
     /// Where the first chunk's stored bytes are in the package.
-    var dataStart: Int64
+    package var dataStart: Int64
     /// The installed file the shared chunks come from.
-    var base: InstalledChunks
+    package var base: InstalledChunks
     /// Per chunk: its offset in the installed file, or nil when it is fetched.
-    var sources: [Int64?]
+    package var sources: [Int64?]
 
     /// The plan for a file with chunk table `table` whose stored data starts at `fileStart` in
     /// the package, against the chunks of an installed file.
-    init(order: Int, path: ArchivePath, size: Int64, sha1: SHA1Value, table: ChunkTable, gzip: Bool, fileStart: Int64,
+    package init(order: Int, path: ArchivePath, size: Int64, sha1: SHA1Value, table: ChunkTable, gzip: Bool, fileStart: Int64,
          base: InstalledChunks) {
         (self.order, self.path, self.size, self.sha1, self.table, self.gzip) = (order, path, size, sha1, table, gzip)
         dataStart = fileStart + table.dataStart
@@ -33,7 +40,7 @@ struct ChunkAssembly: Sendable {
     }
 
     /// The package ranges of the chunks to fetch.
-    var fetchRanges: [Range<Int64>] {
+    package var fetchRanges: [Range<Int64>] {
         var ranges: [Range<Int64>] = []
         var at = dataStart
         for (index, source) in sources.enumerated() {
@@ -45,13 +52,13 @@ struct ChunkAssembly: Sendable {
     }
 
     /// How many chunks are fetched.
-    var fetchedChunks: Int { sources.lazy.filter { $0 == nil }.count }
+    package var fetchedChunks: Int { sources.lazy.filter { $0 == nil }.count }
 
     /// Writes the file as `name` into the folder `scratch` (named `scratchName` in `folder`) and
     /// returns it, to be reused as an installed file is. A fetched chunk or the whole file that
     /// does not match is refused (`ChunkMismatch`); an installed file that changed since it was
     /// cut makes the plan void (`InstallError.packageChanged`).
-    func assemble(from copy: SparseCopy, folder: ProductFolder, scratch: Int32, scratchName: String, name: String, url: String,
+    package func assemble(from copy: SparseCopy, folder: ProductFolder, scratch: Int32, scratchName: String, name: String, url: String,
                   cancellation: Cancellation?) throws -> InstalledFile {
         let basePath = folder.path(base.version + "/" + base.relativePath)
         let input = openat(folder.descriptor, base.version + "/" + base.relativePath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
@@ -133,13 +140,13 @@ struct ChunkAssembly: Sendable {
 
 /// A chunk fetched for a delta update, or the file rebuilt from chunks, is not what the table
 /// of contents (signed through the catalog's `tocSHA256`) says: refused, nothing installed.
-struct ChunkMismatch: Error, DiagnosableError {
-    var url: String
-    var path: ArchivePath
-    var detail: String
+package struct ChunkMismatch: Error, DiagnosableError {
+    package var url: String
+    package var path: ArchivePath
+    package var detail: String
 
-    var disposition: ErrorDisposition { .refused }
-    var diagnostic: Diagnostic {
+    package var disposition: ErrorDisposition { .refused }
+    package var diagnostic: Diagnostic {
         Diagnostic(.checksumMismatch, path: path.description, "\(detail) (from \(url)): the server's package is not the one its catalog names; nothing was installed")
     }
 }
@@ -147,7 +154,7 @@ struct ChunkMismatch: Error, DiagnosableError {
 extension ChunkAssembly {
     /// Rebuilds every file of `assemblies` into a new folder `scratchName` of `folder` (the caller
     /// removes it once the install is over), by their path in the package.
-    static func assembleAll(_ assemblies: [ChunkAssembly], from copy: SparseCopy, folder: ProductFolder, scratchName: String,
+    package static func assembleAll(_ assemblies: [ChunkAssembly], from copy: SparseCopy, folder: ProductFolder, scratchName: String,
                             url: String, cancellation: Cancellation?) throws -> [ArchivePath: InstalledFile] {
         guard mkdirat(folder.descriptor, scratchName, 0o700) == 0 || errno == EEXIST else {
             throw InstallError.io(path: folder.path(scratchName), errnoText())

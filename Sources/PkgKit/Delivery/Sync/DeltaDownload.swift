@@ -1,4 +1,11 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+import PkgKitCatalog
+import PkgKitTransport
 
 /// The download half of a delta update, in two steps: `fetchTableOfContents` gets a package's
 /// header and table of contents with a Range request and checks them against the catalog's
@@ -6,19 +13,19 @@ import Foundation
 /// merged range, into the same `SparseCopy`. Between the two, the caller plans against the
 /// installed version (`sync`), or only counts what would be fetched (`sync --check`). The install
 /// half is the installer's, reading the copy as `PackageSource.delta`.
-struct DeltaDownload: Sendable {
+package struct DeltaDownload: Sendable {
     /// The package's URL and its catalog entry.
-    var url: URL
-    var entry: CatalogVersion
-    var transport: any HTTPTransport
-    var retryPolicy: RetryPolicy
-    var transferPolicy: TransferPolicy
+    package var url: URL
+    package var entry: CatalogVersion
+    package var transport: any HTTPTransport
+    package var retryPolicy: RetryPolicy
+    package var transferPolicy: TransferPolicy
 
     /// How much of the header and TOC the first request asks for: most TOCs fit.
-    static let firstRequestBytes: Int64 = 64 << 10
+    package static let firstRequestBytes: Int64 = 64 << 10
 
     /// What the first step found.
-    enum TableOfContents: Sendable {
+    package enum TableOfContents: Sendable {
         /// The header and TOC are in the copy, checked; bytes `0 ..< fetched` are there. `memo`
         /// holds the parsed TOC, for the install from the copy not to parse it again.
         case ready(XarTableOfContents, files: [DeltaPlan.WantedFile], fetched: Int64, memo: XarTableMemo)
@@ -31,10 +38,10 @@ struct DeltaDownload: Sendable {
     }
 
     /// The server sent the whole file for a Range request where it was not wanted.
-    struct RangesIgnored: Error {}
+    package struct RangesIgnored: Error {}
 
     /// Step one: the header and TOC into `copy`. `received` counts every byte that arrives.
-    func fetchTableOfContents(into copy: SparseCopy, acceptWhole: Bool, received: ByteCounter, limits: PackageLimits,
+    package func fetchTableOfContents(into copy: SparseCopy, acceptWhole: Bool, received: ByteCounter, limits: PackageLimits,
                               progress: (@Sendable (Int64, Int64) -> Void)?) async throws -> TableOfContents {
         guard let tocSHA256 = entry.tocSHA256 else { return .notApplicable("the catalog gives no tocSHA256") }
         // The header and (most likely) the whole TOC and its checksum in one request. A server
@@ -78,7 +85,7 @@ struct DeltaDownload: Sendable {
 
     /// The ranges step two fetches for `plan`: its files' data and the TOC's checksum, without
     /// what the first step already brought (`0 ..< fetched`).
-    func ranges(for plan: DeltaPlan, toc: XarTableOfContents, fetched: Int64) -> [Range<Int64>] {
+    package func ranges(for plan: DeltaPlan, toc: XarTableOfContents, fetched: Int64) -> [Range<Int64>] {
         var ranges: [Range<Int64>] = []
         if let offset = toc.checksumOffset, let size = toc.checksumSize, offset >= 0, size > 0, size <= 64,
            case let (start, overflow) = toc.heapStart.addingReportingOverflow(offset), !overflow,
@@ -92,7 +99,7 @@ struct DeltaDownload: Sendable {
 
     /// Step two: `ranges` into `copy`. Throws `RangesIgnored` when the server stops answering
     /// Range requests part-way.
-    func fetchRanges(_ ranges: [Range<Int64>], into copy: SparseCopy, received: ByteCounter,
+    package func fetchRanges(_ ranges: [Range<Int64>], into copy: SparseCopy, received: ByteCounter,
                      progress: (@Sendable (Int64, Int64) -> Void)?) async throws {
         let planned = ranges.reduce(Int64(0)) { $0 + Int64($1.count) }
         let base = received.value

@@ -1,3 +1,11 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+import PkgKitCatalog
+import PkgKitTransport
+
 /// What a delta update reuses and what it downloads: a pure value computed from the new package's
 /// table of contents and the files of the installed version (zsync's idea, with the xar TOC as the
 /// control file: it gives every file's heap range and sha1).
@@ -8,44 +16,44 @@
 /// rebuilt from chunks (`ChunkAssembly`): only the chunks the installed file lacks are fetched.
 /// Everything else (changed files, ContentInfo.plist) is fetched as heap ranges, adjacent ranges
 /// merged into one request.
-struct DeltaPlan: Sendable {
+package struct DeltaPlan: Sendable {
     /// Files taken from the installed version, by their path in the package.
-    var reused: [ArchivePath: InstalledFile] = [:]
+    package var reused: [ArchivePath: InstalledFile] = [:]
     /// The same files by their place in the TOC's document order: their heap ranges are never read.
-    var reusedEntries: Set<Int> = []
+    package var reusedEntries: Set<Int> = []
     /// Ranges of the package to download (heap data), sorted and merged.
-    var fetch: [Range<Int64>] = []
+    package var fetch: [Range<Int64>] = []
     /// Files under `Contents/` whose data is fetched (ContentInfo.plist always is too), whole or
     /// in part.
-    var fetchedFiles = 0
+    package var fetchedFiles = 0
     /// Files rebuilt from chunks; their entries are in `reusedEntries`, and they join `reused`
     /// once rebuilt.
-    var assembled: [ChunkAssembly] = []
+    package var assembled: [ChunkAssembly] = []
 
     /// Bytes the ranges cover.
-    var fetchBytes: Int64 { fetch.reduce(0) { $0 + Int64($1.count) } }
+    package var fetchBytes: Int64 { fetch.reduce(0) { $0 + Int64($1.count) } }
 
     /// One regular file of the new package, as its TOC describes it.
-    struct WantedFile: Sendable {
+    package struct WantedFile: Sendable {
         /// Its place in the TOC's document order.
-        var order: Int
-        var path: ArchivePath
-        var size: Int64
+        package var order: Int
+        package var path: ArchivePath
+        package var size: Int64
         /// Heap offset and stored length, when it has data.
-        var offset: Int64?
-        var length: Int64?
+        package var offset: Int64?
+        package var length: Int64?
         /// The TOC's sha1 of its unpacked bytes, when the TOC gives one.
-        var sha1: SHA1Value?
+        package var sha1: SHA1Value?
         /// How it is cut into chunks, when the TOC says, and whether its data is a zlib stream.
-        var chunks: ChunkTable? = nil
-        var gzip = false
+        package var chunks: ChunkTable? = nil
+        package var gzip = false
     }
 
     /// The plan for `wanted` (every regular file of the package), with the heap starting at
     /// `heapStart`, and the installed version read into `installed`, with the chunks of
     /// installed files in `bases` (by the path of the new file they are the base of). Returns nil
     /// when a file's range is not usable (the package is then downloaded whole, and judged whole).
-    static func make(wanted: [WantedFile], heapStart: Int64, packageSize: Int64,
+    package static func make(wanted: [WantedFile], heapStart: Int64, packageSize: Int64,
                      installed: InstalledTree, bases: [ArchivePath: InstalledChunks] = [:]) -> DeltaPlan? {
         // Sized once: grown as they fill, the tables of a 10,000-file plan were rehashed a dozen times.
         var bySHA1: [SHA1Value: InstalledFile] = [:]
@@ -81,7 +89,7 @@ struct DeltaPlan: Sendable {
     }
 
     /// Sorted, with overlapping or touching ranges joined.
-    static func merge(_ ranges: [Range<Int64>]) -> [Range<Int64>] {
+    package static func merge(_ ranges: [Range<Int64>]) -> [Range<Int64>] {
         var merged: [Range<Int64>] = []
         for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
             if let last = merged.last, range.lowerBound <= last.upperBound {
@@ -96,7 +104,7 @@ struct DeltaPlan: Sendable {
     /// The changed files worth cutting into chunks: each file of `wanted` with a chunk table whose
     /// sha1 no installed file has, paired with the installed file at the same path below
     /// `Contents/` (its previous version), as that file's path below the version folder.
-    static func chunkCandidates(_ wanted: [WantedFile], installed: InstalledTree) -> [(path: ArchivePath, relativePath: String, parameters: ChunkParameters)] {
+    package static func chunkCandidates(_ wanted: [WantedFile], installed: InstalledTree) -> [(path: ArchivePath, relativePath: String, parameters: ChunkParameters)] {
         let chunked = wanted.filter { $0.chunks != nil && $0.sha1 != nil }
         guard !chunked.isEmpty else { return [] }
         let known = Set(installed.files.lazy.map(\.sha1))
@@ -108,7 +116,7 @@ struct DeltaPlan: Sendable {
     }
 
     /// Cuts each candidate's installed file (see `chunkCandidates`) into chunks.
-    static func chunkBases(_ candidates: [(path: ArchivePath, relativePath: String, parameters: ChunkParameters)], folder: ProductFolder,
+    package static func chunkBases(_ candidates: [(path: ArchivePath, relativePath: String, parameters: ChunkParameters)], folder: ProductFolder,
                            version: String, cancellation: Cancellation?) throws -> [ArchivePath: InstalledChunks] {
         var bases: [ArchivePath: InstalledChunks] = [:]
         for candidate in candidates {
@@ -119,14 +127,14 @@ struct DeltaPlan: Sendable {
     }
 
     /// The sizes worth hashing among installed files: only a file of one of these sizes can match.
-    static func sizes(of wanted: [WantedFile]) -> Set<Int64> {
+    package static func sizes(of wanted: [WantedFile]) -> Set<Int64> {
         Set(wanted.lazy.filter { $0.path.isInsideContents && $0.size > 0 && $0.sha1 != nil }.map(\.size))
     }
 
     /// Every regular file the TOC of the xar at `path` describes (only the header, the TOC and its
     /// checksum need to be there: a sparse copy will do), with the parsed TOC, and `memo` holding
     /// it for an install from the same file; nil when pkgtool's own reader does not read it.
-    static func wantedFiles(inTOCOf path: String, limits: PackageLimits = PackageLimits())
+    package static func wantedFiles(inTOCOf path: String, limits: PackageLimits = PackageLimits())
         -> (toc: XarTableOfContents, files: [WantedFile], memo: XarTableMemo)? {
         let memo = XarTableMemo()
         guard case .reader = try? XarReader.open(path: path, limits: limits, memo: memo), let parsed = memo.peek() else { return nil }
@@ -134,7 +142,7 @@ struct DeltaPlan: Sendable {
     }
 
     /// Every regular file a parsed TOC describes, by its place in document order.
-    static func wantedFiles(in table: XarEntryTable) -> [WantedFile] {
+    package static func wantedFiles(in table: XarEntryTable) -> [WantedFile] {
         var files: [WantedFile] = []
         for index in table.records.indices where table.records[index].kind == .file {
             let record = table.records[index]

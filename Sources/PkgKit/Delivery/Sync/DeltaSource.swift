@@ -1,3 +1,11 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+import PkgKitCatalog
+import PkgKitTransport
+
 /// The package a delta update installs from: the sparse local copy that holds its header, TOC and
 /// the heap ranges that were fetched, read by pkgtool's own xar reader, with the reused files
 /// taken from the installed version (or rebuilt from chunks) instead of their never-fetched data.
@@ -6,7 +14,7 @@ extension PackageSource {
     /// files (by their path in the package) standing in for their data. `reusedEntries` are the
     /// same files by their index in the TOC: their heap ranges are not read, even by the reader's
     /// read-ahead. `memo` holds the TOC as the plan parsed it, when it did.
-    static func delta(_ path: String, shownAs shown: String, name: String, reused: [ArchivePath: InstalledFile],
+    package static func delta(_ path: String, shownAs shown: String, name: String, reused: [ArchivePath: InstalledFile],
                       reusedEntries: Set<Int>, memo: XarTableMemo? = nil) -> PackageSource {
         let onHand = ReusedFiles(byPath: reused, entries: reusedEntries)
         var source = PackageSource(path: shown) { limits, memo in

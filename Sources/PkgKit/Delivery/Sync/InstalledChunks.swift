@@ -1,19 +1,26 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+import PkgKitCatalog
+import PkgKitTransport
 
 /// The chunks of an installed file, cut as the new package's chunk table says its new version
 /// was cut (content-defined boundaries are the same wherever the two versions agree): where each
 /// chunk's bytes start, by digest. A delta update copies the chunks the new version shares from
 /// here and fetches only the others.
-struct InstalledChunks: Sendable {
+package struct InstalledChunks: Sendable {
     /// The installed version folder and the file's path below it.
-    var version: String
-    var relativePath: String
+    package var version: String
+    package var relativePath: String
     /// The first offset of each chunk, by digest.
-    var offsets: [ChunkDigest: Int64]
+    package var offsets: [ChunkDigest: Int64]
 
     /// Cuts and hashes the file `relativePath` of version `version` in `folder`; nil when it cannot
     /// be read as a regular file (it is then no base: the new file is fetched whole).
-    static func index(_ folder: ProductFolder, version: String, relativePath: String, parameters: ChunkParameters,
+    package static func index(_ folder: ProductFolder, version: String, relativePath: String, parameters: ChunkParameters,
                       cancellation: Cancellation?) throws -> InstalledChunks? {
         guard PathSafety.componentsAreNames(relativePath) else { return nil }
         let fd = openat(folder.descriptor, version + "/" + relativePath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)

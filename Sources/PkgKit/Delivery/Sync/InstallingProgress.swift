@@ -1,29 +1,36 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+import PkgKitCatalog
+import PkgKitTransport
 
 /// A sync's reports of the installing phase. Two sources feed it, the bytes of the package read
 /// and each file staged (from other threads, and while the download still reports its own
 /// phase), and every report carries the latest of both: an app's bar never sees a count go back.
-final class InstallingProgress: @unchecked Sendable {
+package final class InstallingProgress: @unchecked Sendable {
     // @unchecked: the counts are only touched under `lock`; the rest is immutable.
     private let lock = NSLock()
     private var done: Int64 = 0
     private var total: Int64 = 0
     private var files = 0
-    let productIdentifier: String
-    let progress: @Sendable (SyncProgress) -> Void
+    package let productIdentifier: String
+    package let progress: @Sendable (SyncProgress) -> Void
 
-    init(productIdentifier: String, progress: @escaping @Sendable (SyncProgress) -> Void) {
+    package init(productIdentifier: String, progress: @escaping @Sendable (SyncProgress) -> Void) {
         self.productIdentifier = productIdentifier
         self.progress = progress
     }
 
     /// The install has read `done` bytes of the package's `total`.
-    func read(_ done: Int64, of total: Int64) {
+    package func read(_ done: Int64, of total: Int64) {
         report { self.done = max(self.done, done); self.total = total }
     }
 
     /// The install has staged `count` files of the version folder.
-    func staged(_ count: Int) {
+    package func staged(_ count: Int) {
         report { files = max(files, count) }
     }
 

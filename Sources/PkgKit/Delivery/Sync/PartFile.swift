@@ -3,6 +3,13 @@ import Foundation
 #if os(Linux)
 internal import CSyscalls
 #endif
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+import PkgKitCatalog
+import PkgKitTransport
 
 /// A package's `.part`: the download writes it front to back, and the installer reads it at the
 /// same time, as the `PackageBytes` of a package still arriving. A read waits until the bytes it
@@ -23,14 +30,14 @@ internal import CSyscalls
 /// arrive far ahead of the install each take a page of their own, and on a machine whose memory
 /// costs the most the first time it is touched those pages cost more than the install saves by
 /// having them early.
-final class PartFile: PackageBytes, @unchecked Sendable {
+package final class PartFile: PackageBytes, @unchecked Sendable {
     // @unchecked: every mutable field is guarded by `condition`; the descriptor is only written
     // under it, and read with `pread` (safe from any thread).
-    let path: String
+    package let path: String
     /// The package's size, from the catalog.
-    let size: Int64
+    package let size: Int64
     /// The URL, for messages.
-    let url: String
+    package let url: String
     private let expectedSHA256: String
     private let expectedTOCSHA256: String?
     private let condition = NSCondition()
@@ -57,17 +64,17 @@ final class PartFile: PackageBytes, @unchecked Sendable {
     /// page the system hands out for the first time in a while costs about 2.5 ms per MiB (its
     /// host gives free memory back), so 32 MiB ahead and 32 behind in 16 MiB steps make a full
     /// sync of the benchmark's package slower than 16, 12 and 4 do.
-    static let leadLimit: Int64 = 16 << 20
+    package static let leadLimit: Int64 = 16 << 20
 
     /// Pages are given back in steps of this many bytes, this far behind the furthest read: past
     /// the installer's read-ahead (its workers read at most about 7 MiB ahead of the reader that
     /// hands the data over), so that no page is given back before every reader is done with it.
-    static let releaseStep: Int64 = 4 << 20
-    static let releaseLag: Int64 = 12 << 20
+    package static let releaseStep: Int64 = 4 << 20
+    package static let releaseLag: Int64 = 12 << 20
 
     /// Opens (creating) and locks the `.part` at `path` of a package of `size` bytes and this
     /// sha256 (and `tocSHA256`, for a xar), keeping what an earlier run wrote and hashing it.
-    init(path: String, size: Int64, sha256: String, tocSHA256: String?, url: String) throws {
+    package init(path: String, size: Int64, sha256: String, tocSHA256: String?, url: String) throws {
         self.path = path
         self.size = size
         self.url = url
@@ -93,7 +100,7 @@ final class PartFile: PackageBytes, @unchecked Sendable {
     /// Closes the file, which lets the next download of it take its lock at once, whoever still
     /// holds this object (a transport may release its last reference later). Only once nothing
     /// reads it any more: reads take the descriptor without the lock.
-    func closeFile() {
+    package func closeFile() {
         condition.withLock {
             if descriptor >= 0 { close(descriptor) }
             descriptor = -1
@@ -101,11 +108,11 @@ final class PartFile: PackageBytes, @unchecked Sendable {
     }
 
     /// Bytes in the file.
-    var length: Int64 { condition.withLock { written } }
+    package var length: Int64 { condition.withLock { written } }
     /// Bytes that arrived in this run.
-    var downloaded: Int64 { condition.withLock { received } }
+    package var downloaded: Int64 { condition.withLock { received } }
     /// Bytes of an earlier run kept (0 once the download started over).
-    var keptFromStart: Int64 { condition.withLock { keptPrefix } }
+    package var keptFromStart: Int64 { condition.withLock { keptPrefix } }
 
     /// Takes what an earlier run wrote (hashed now, as if just written), or empties a file longer
     /// than the package.
@@ -137,7 +144,7 @@ final class PartFile: PackageBytes, @unchecked Sendable {
     }
 
     /// Appends a chunk that arrived, refusing any byte past the package's size.
-    func append(_ chunk: Data) throws {
+    package func append(_ chunk: Data) throws {
         try condition.withLock {
             guard failure == nil else { throw failure! }
             guard Int64(chunk.count) <= size - written else { throw DownloadError.bodyTooLong(url: url, limit: size) }
@@ -193,7 +200,7 @@ final class PartFile: PackageBytes, @unchecked Sendable {
 
     /// Empties the file: the server is sending it from byte 0. A reader that already read the
     /// start read the same bytes (the catalog entry is the same); everything is checked again.
-    func restart() throws {
+    package func restart() throws {
         try condition.withLock {
             guard ftruncate(descriptor, 0) == 0 else { throw DownloadError.io(path: path, errnoText()) }
             written = 0
@@ -205,7 +212,7 @@ final class PartFile: PackageBytes, @unchecked Sendable {
 
     /// The download is over: checks the size and sha256, and lets the installer commit (or, on a
     /// mismatch, fails it). A wrong sha256 deletes the file.
-    func finish() throws {
+    package func finish() throws {
         try condition.withLock {
             defer { condition.broadcast() }
             guard written == size else {
@@ -226,7 +233,7 @@ final class PartFile: PackageBytes, @unchecked Sendable {
 
     /// The download failed or was cancelled: reads waiting for bytes, and the wait for the
     /// verdict, throw `error` (the first failure wins).
-    func fail(_ error: any Error) {
+    package func fail(_ error: any Error) {
         condition.withLock {
             if failure == nil && !verified { failure = error }
             condition.broadcast()
@@ -236,12 +243,12 @@ final class PartFile: PackageBytes, @unchecked Sendable {
 
     /// From now on the download waits (`waitForRoom`) whenever it is `limit` bytes ahead of
     /// the furthest read, until `stopPacing`.
-    func pace(within limit: Int64 = PartFile.leadLimit) {
+    package func pace(within limit: Int64 = PartFile.leadLimit) {
         condition.withLock { lead = limit }
     }
 
     /// The reader is done (or no longer reads in order): the download runs free.
-    func stopPacing() {
+    package func stopPacing() {
         condition.withLock { lead = nil }
         wakeRoomWaiters()
     }
@@ -250,7 +257,7 @@ final class PartFile: PackageBytes, @unchecked Sendable {
     /// reader asked for, nobody paces it, or the file failed. Any read waiting for bytes not yet
     /// written lets it go on at once, so the two never wait for each other. Returns early when
     /// the task is cancelled (the caller's next step throws).
-    func waitForRoom() async {
+    package func waitForRoom() async {
         while !condition.withLock({ hasRoom }) && !Task.isCancelled {
             await withTaskCancellationHandler {
                 await withCheckedContinuation { (waiter: CheckedContinuation<Void, Never>) in
@@ -268,7 +275,7 @@ final class PartFile: PackageBytes, @unchecked Sendable {
     }
 
     /// Whether the download is waiting for the reads to catch up.
-    var downloadIsWaiting: Bool { condition.withLock { !roomWaiters.isEmpty } }
+    package var downloadIsWaiting: Bool { condition.withLock { !roomWaiters.isEmpty } }
 
     /// Whether the download may write on. Called under the lock.
     private var hasRoom: Bool {
@@ -287,7 +294,7 @@ final class PartFile: PackageBytes, @unchecked Sendable {
 
     /// Waits until the download is over and its sha256 matched (returns), or it failed (throws
     /// its error): the installer's last step before its version goes into place.
-    func waitUntilVerified() throws {
+    package func waitUntilVerified() throws {
         try condition.withLock {
             while !verified && failure == nil { condition.wait() }
             if !verified, let failure { throw failure }
@@ -295,7 +302,7 @@ final class PartFile: PackageBytes, @unchecked Sendable {
     }
 
     /// Bytes `offset ..< offset + buffer.count` (fewer at the package's end), once written.
-    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
         guard offset < size else { return 0 }
         let end = min(offset + Int64(buffer.count), size)
         let wake: Bool = condition.withLock {
@@ -331,7 +338,7 @@ final class PartFile: PackageBytes, @unchecked Sendable {
     }
 
     /// Deletes the file.
-    func remove() {
+    package func remove() {
         condition.withLock {
             unlink(path)
             written = 0

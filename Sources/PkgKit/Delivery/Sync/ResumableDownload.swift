@@ -1,5 +1,12 @@
 import Crypto
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+import PkgKitCatalog
+import PkgKitTransport
 
 /// Downloads one package to its `.part` (`PartFile`), resuming what an earlier run or attempt left
 /// there; `run(using:)` then checks its size and sha256 (the sync's streamed install checks them
@@ -50,6 +57,12 @@ public struct ResumableDownload: Sendable {
         public var resumedFrom: Int64
         /// Requests made.
         public var attempts: Int
+
+        package init(bytesDownloaded: Int64, resumedFrom: Int64, attempts: Int) {
+            self.bytesDownloaded = bytesDownloaded
+            self.resumedFrom = resumedFrom
+            self.attempts = attempts
+        }
     }
 
     /// Runs the download into its own `.part` and checks its size and sha256 at the end.
@@ -67,7 +80,7 @@ public struct ResumableDownload: Sendable {
 
     /// Runs the download into `part`, which an installer may be reading meanwhile; the caller
     /// checks it (`PartFile.finish`). On any failure `part` is failed too, so that its readers stop.
-    func run(into part: PartFile, using transport: any HTTPTransport,
+    package func run(into part: PartFile, using transport: any HTTPTransport,
              progress: (@Sendable (Int64, Int64) -> Void)? = nil) async throws -> Result {
         do {
             let resumedFrom = part.length

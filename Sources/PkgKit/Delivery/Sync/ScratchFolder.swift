@@ -1,15 +1,22 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+import PkgKitCatalog
+import PkgKitTransport
 
 /// A private folder in the system's temporary folder, removed with everything in it: where a
 /// check keeps the header and TOC it fetches, since it writes nothing into Documents.
-final class ScratchFolder {
+package final class ScratchFolder {
     /// The name of the package's sparse copy in it.
-    static let copyName = "toc.part"
+    package static let copyName = "toc.part"
 
-    let path: String
-    let descriptor: Int32
+    package let path: String
+    package let descriptor: Int32
 
-    init() throws {
+    package init() throws {
         var template = Array((NSTemporaryDirectory() + "/pkgkit-check-XXXXXX").utf8CString)
         guard let made = mkdtemp(&template) else { throw InstallError.io(path: NSTemporaryDirectory(), "cannot create a scratch folder: \(errnoText())") }
         path = String(cString: made)
@@ -22,10 +29,10 @@ final class ScratchFolder {
     }
 
     /// The path of `name` in the folder.
-    func path(_ name: String) -> String { path + "/" + name }
+    package func path(_ name: String) -> String { path + "/" + name }
 
     /// Removes the folder and what it holds.
-    func remove() {
+    package func remove() {
         for name in (try? listNames(descriptor, path: path)) ?? [] { try? removeTree(descriptor, name: name) }
         close(descriptor)
         rmdir(path)

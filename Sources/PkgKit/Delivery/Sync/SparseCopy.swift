@@ -1,18 +1,25 @@
 import Crypto
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+import PkgKitCatalog
+import PkgKitTransport
 
 /// A local copy of a package that holds only some of its byte ranges (the rest reads as zeros):
 /// where a delta update puts the header, the TOC and the heap ranges it fetches. Written from the
 /// transport's thread, one chunk at a time.
 // Unchecked: the descriptor is only written through under `lock`, and closed once, under it.
-final class SparseCopy: @unchecked Sendable {
+package final class SparseCopy: @unchecked Sendable {
     /// Its path, for messages.
-    let path: String
+    package let path: String
     private let lock = NSLock()
     private var descriptor: Int32
 
     /// Creates (or empties) `name` in `folder`, `size` bytes long and all holes.
-    init(folder: Int32, name: String, path: String, size: Int64) throws {
+    package init(folder: Int32, name: String, path: String, size: Int64) throws {
         self.path = path
         descriptor = openat(folder, name, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw DownloadError.io(path: path, "cannot create the delta file: \(errnoText())") }
@@ -26,7 +33,7 @@ final class SparseCopy: @unchecked Sendable {
     deinit { close(descriptor) }
 
     /// Writes `chunk` at `offset`.
-    func write(_ chunk: Data, at offset: Int64) throws {
+    package func write(_ chunk: Data, at offset: Int64) throws {
         try lock.withLock {
             let ok = chunk.withUnsafeBytes { writeFully(descriptor, $0, at: offset) }
             guard ok else { throw DownloadError.io(path: path, "cannot write: \(errnoText())") }
@@ -34,7 +41,7 @@ final class SparseCopy: @unchecked Sendable {
     }
 
     /// `count` bytes at `offset` (fewer at the end of the file).
-    func read(_ count: Int, at offset: Int64) throws -> [UInt8] {
+    package func read(_ count: Int, at offset: Int64) throws -> [UInt8] {
         try lock.withLock {
             var bytes = [UInt8](repeating: 0, count: count)
             let got = bytes.withUnsafeMutableBytes { readFully(descriptor, $0, at: offset) }
@@ -44,7 +51,7 @@ final class SparseCopy: @unchecked Sendable {
     }
 
     /// The sha256 of bytes `0 ..< count`, read back streaming.
-    func sha256(ofFirst count: Int64) throws -> String {
+    package func sha256(ofFirst count: Int64) throws -> String {
         var hasher = SHA256()
         var done: Int64 = 0
         while done < count {

@@ -1,4 +1,11 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+import PkgKitCatalog
+import PkgKitTransport
 
 /// Brings a Documents folder up to date from a published catalog (docs/sync.md): the on-device
 /// half that StoreKit's SKDownload used to be, and the engine of `pkgtool sync`.
@@ -48,7 +55,7 @@ public struct SyncClient: Sendable {
         /// Set to stop: a download in progress is kept for the next run, a staging folder removed.
         public var cancellation: Cancellation?
         /// The installs' `statCacheTime`.
-        var statCacheTime: (@Sendable () -> Int64)?
+        package var statCacheTime: (@Sendable () -> Int64)?
 
         /// Options; by default an update run of every installed product, deltas allowed.
         public init(products: [String] = [], trustedKeys: [CatalogVerifyingKey] = [], keep: Int? = nil,

@@ -1,5 +1,12 @@
 internal import CSyscalls
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+import PkgKitCatalog
+import PkgKitTransport
 
 /// Carries out one product's `SyncPlan`: fetches the package (a delta when planned, else whole
 /// and resumable), installs it through the installer with the product folder locked throughout
@@ -10,19 +17,19 @@ import Foundation
 /// A check goes the same way and stops before the package's body: a delta's header and TOC are
 /// fetched (into a scratch folder, not Documents) and planned against the installed version as a
 /// sync plans them, and the ranges the sync would fetch are counted instead.
-struct SyncExecutor {
-    var client: SyncClient
-    var options: SyncClient.Options
+package struct SyncExecutor {
+    package var client: SyncClient
+    package var options: SyncClient.Options
     /// What this run has learnt of the server, shared by every product.
-    var server: ServerKnowledge
+    package var server: ServerKnowledge
     /// Install, or only say what an install would fetch (writing nothing).
-    var mode: SyncMode
-    var progress: (@Sendable (SyncProgress) -> Void)?
+    package var mode: SyncMode
+    package var progress: (@Sendable (SyncProgress) -> Void)?
 
     /// The outcome of `plan` for the product in `folder` (locked for an install; nil when there is
     /// none yet), whose state the plan was made from. Throws only `OperationCancelled`; every other
     /// failure is a value in the result.
-    func run(_ plan: SyncPlan, productIdentifier id: String, folder: ProductFolder?, state: ProductState) async throws -> ProductSyncResult {
+    package func run(_ plan: SyncPlan, productIdentifier id: String, folder: ProductFolder?, state: ProductState) async throws -> ProductSyncResult {
         var result = ProductSyncResult(productIdentifier: id, previousVersion: state.installedVersion, contentVersion: plan.contentVersion)
         let received = ByteCounter()
         do {
@@ -408,18 +415,18 @@ struct SyncExecutor {
 
 /// What a sync has learnt of the server as it went: whether it honours Range requests. A server
 /// that answered one Range request with the whole file is not asked for a delta again this run.
-final class ServerKnowledge: @unchecked Sendable {
+package final class ServerKnowledge: @unchecked Sendable {
     // @unchecked: `ranges` is only touched under `lock`.
     private let lock = NSLock()
     private var ranges: Bool?
 
     /// Known for local files (they always do); learnt for a web server.
-    init(catalogURL: URL) {
+    package init(catalogURL: URL) {
         ranges = catalogURL.isFileURL ? true : nil
     }
 
     /// nil until a Range request has been answered.
-    var honoursRange: Bool? {
+    package var honoursRange: Bool? {
         get { lock.withLock { ranges } }
         set { lock.withLock { ranges = newValue } }
     }

@@ -1,4 +1,11 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+import PkgKitCatalog
+import PkgKitTransport
 
 /// What one product's sync will do, decided before anything is downloaded: a pure value computed
 /// from the catalog entry, the installed record, a download left by an earlier run, and what is
@@ -117,12 +124,12 @@ extension SyncPlan {
     public static let smallestDeltaPackage: Int64 = 128 << 10
 
     /// How many of the catalog's products an `unknown-product` refusal names.
-    static let productsNamed = 10
+    package static let productsNamed = 10
 
     /// Why `id` is refused, naming what the catalog does list: up to `productsNamed` products,
     /// the nearest spelling first, so that a typo shows its correction and a wrong catalog shows
     /// what it holds.
-    static func unknownProductMessage(_ id: String, listed: [String]) -> String {
+    package static func unknownProductMessage(_ id: String, listed: [String]) -> String {
         guard !listed.isEmpty else { return "the catalog lists no product \(id), nor any other: publish it first, or check the catalog's address" }
         let nearest = NearestName.ranked(for: id, among: listed, limit: productsNamed)
         let more = listed.count - nearest.count

@@ -1,3 +1,11 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+import PkgKitCatalog
+import PkgKitTransport
+
 /// What became of one product in a sync (or, for `check`, what would).
 public enum SyncStatus: String, Sendable, Codable {
     /// The catalog's latest version was downloaded and installed.

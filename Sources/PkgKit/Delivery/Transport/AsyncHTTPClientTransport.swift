@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 #if canImport(AsyncHTTPClient)
 import AsyncHTTPClient
 import Foundation
@@ -74,7 +77,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     /// full wait in the kernel, which holds the server back; a connection closed while it is
     /// full loses what the kernel held (the reader is that far behind the network), so it is
     /// large enough that a reader that keeps up never fills it.
-    static let readAhead = 2 << 20
+    package static let readAhead = 2 << 20
 
     /// Sends the GET; returns once the head has arrived.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -114,7 +117,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
 
     /// AsyncHTTPClient's, NIO's and the TLS library's errors as `TransportError`s (or
     /// `CancellationError`), in words: never a library's own text, an error number or a path.
-    static func map(_ error: any Error, url: String) -> any Error {
+    package static func map(_ error: any Error, url: String) -> any Error {
         if error is CancellationError { return error }
         let host = URL(string: url)?.host ?? url
         if let failure = TLSDiagnosis.failure(of: error) {
@@ -156,7 +159,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     }
 
     /// A network error number in words (no number).
-    static func words(errno code: Int32) -> String {
+    package static func words(errno code: Int32) -> String {
         switch code {
         case ECONNREFUSED: return "connection refused"
         case ECONNRESET: return "the connection was reset"
@@ -172,7 +175,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
 
     /// A library error's case name, no more (`readTimeout` of `HTTPClientError.readTimeout`),
     /// never its payload, which may hold error numbers, error stacks or source paths.
-    static func plain(_ error: any Error) -> String {
+    package static func plain(_ error: any Error) -> String {
         let name = String(describing: error).prefix { $0.isLetter || $0.isNumber || $0 == "." || $0 == "_" }
         let last = name.split(separator: ".").last.map(String.init) ?? ""
         return last.isEmpty ? "an unexpected error" : last

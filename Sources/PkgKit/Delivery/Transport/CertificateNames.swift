@@ -1,25 +1,27 @@
 import Foundation
 internal import SwiftASN1
+import PkgKitSupport
+import PkgKitFormat
 
 /// The few facts of an X.509 certificate that say why it did not verify: its validity dates
 /// and the hosts it names. Read from the DER bytes with swift-asn1 (RFC 5280's `Certificate`,
 /// `TBSCertificate`, `Validity`, `Name` and the subjectAltName extension); nothing else of the
 /// certificate is decoded, and nothing here is trusted: it only words a failure the TLS library
 /// has already decided.
-struct CertificateNames: Equatable, Sendable {
+package struct CertificateNames: Equatable, Sendable {
     /// The validity period.
-    var notBefore: Date
-    var notAfter: Date
+    package var notBefore: Date
+    package var notAfter: Date
     /// The subjectAltName's DNS names, and its IP addresses as text, in order.
-    var alternativeNames: [String]
+    package var alternativeNames: [String]
     /// The subject's common names (what a TLS library falls back to without alternative names).
-    var commonNames: [String]
+    package var commonNames: [String]
 
     /// The hosts the certificate is for: its alternative names, else its common names.
-    var hostNames: [String] { alternativeNames.isEmpty ? commonNames : alternativeNames }
+    package var hostNames: [String] { alternativeNames.isEmpty ? commonNames : alternativeNames }
 
     /// Reads `der`; throws when it is not a certificate.
-    init(der: [UInt8]) throws {
+    package init(der: [UInt8]) throws {
         let certificate = try Self.children(of: DER.parse(der))
         guard let tbs = certificate.first else { throw Self.malformed }
         var fields = try Self.children(of: tbs)[...]

@@ -1,4 +1,6 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
 
 extension HTTPTransport {
     /// GETs `request` and hands its body to `onBody`, chunk by chunk, enforcing what must hold

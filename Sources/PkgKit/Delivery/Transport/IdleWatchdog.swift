@@ -1,4 +1,6 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
 
 /// Ends a transfer that has waited on the network for the idle timeout without anything
 /// arriving. The reader says when it starts waiting (`waiting()`) and when something came
@@ -7,7 +9,7 @@ import Foundation
 ///
 /// The watchdog is a task of its own beside the transfer (`IdleWatchdog.run`), so nothing the
 /// transfer does (a write that blocks, a body that never ends) can keep it from firing.
-final class IdleWatchdog<C: Clock>: @unchecked Sendable where C.Duration == Duration {
+package final class IdleWatchdog<C: Clock>: @unchecked Sendable where C.Duration == Duration {
     // @unchecked: `waitingSince` is only touched under `lock`.
     private let clock: C
     private let idleTimeout: Duration
@@ -20,20 +22,20 @@ final class IdleWatchdog<C: Clock>: @unchecked Sendable where C.Duration == Dura
     }
 
     /// The reader starts waiting for the network.
-    func waiting() {
+    package func waiting() {
         let now = clock.now
         lock.withLock { waitingSince = now }
     }
 
     /// Something arrived (or the wait ended): the silence stops counting.
-    func arrived() {
+    package func arrived() {
         lock.withLock { waitingSince = nil }
     }
 
     /// Runs `transfer` with a watchdog beside it: returns what `transfer` returns, or throws
     /// `TransportError.timedOut(url:)` (and cancels `transfer`) once it has waited `idleTimeout`
     /// on `clock` for something to arrive. Cancelling the calling task cancels both.
-    static func run<T: Sendable>(clock: C, idleTimeout: Duration, url: String,
+    package static func run<T: Sendable>(clock: C, idleTimeout: Duration, url: String,
                                  _ transfer: @escaping @Sendable (IdleWatchdog) async throws -> T) async throws -> T {
         let watchdog = IdleWatchdog(clock: clock, idleTimeout: idleTimeout)
         return try await withThrowingTaskGroup(of: T?.self) { group in

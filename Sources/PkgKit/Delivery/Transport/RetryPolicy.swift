@@ -1,4 +1,6 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
 
 /// How transient failures are retried: a few attempts with exponential backoff. Connection
 /// resets, timeouts, unreachable servers and HTTP 5xx are transient (`TransportError.isTransient`);

@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 #if canImport(NIOSSL)
 import Foundation
 import NIOSSL
@@ -7,19 +10,24 @@ import NIOSSL
 /// name instead (as OpenSSL reads them: either one replaces only its own default), plus the
 /// certificates a `ServerTrust` adds. Verification is always full: certificate chain and host
 /// name.
-struct SystemTrustStore: Equatable {
+package struct SystemTrustStore: Equatable {
     /// The CA bundle, when there is one.
-    var file: String?
+    package var file: String?
     /// The certificate folders (hashed, as `openssl rehash` leaves them).
-    var folders: [String]
+    package var folders: [String]
+
+    package init(file: String? = nil, folders: [String]) {
+        self.file = file
+        self.folders = folders
+    }
 
     /// Where the distributions keep the bundle, in the order OpenSSL's builds for them look.
-    static let bundles = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"]
+    package static let bundles = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"]
     /// Where the distributions keep the hashed folder.
-    static let defaultFolder = "/etc/ssl/certs"
+    package static let defaultFolder = "/etc/ssl/certs"
 
     /// The store for `environment` (the process's by default).
-    static func current(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> SystemTrustStore {
+    package static func current(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> SystemTrustStore {
         let file = environment["SSL_CERT_FILE"].flatMap { $0.isEmpty ? nil : $0 }
             ?? bundles.first { exists($0, folder: false) }
         let folders = environment["SSL_CERT_DIR"].flatMap { $0.isEmpty ? nil : $0.split(separator: ":").map(String.init) }
@@ -29,7 +37,7 @@ struct SystemTrustStore: Equatable {
 
     /// A client configuration trusting this store and `trust`'s certificates. Throws when one of
     /// them cannot be loaded.
-    func configuration(adding trust: ServerTrust) throws -> TLSConfiguration {
+    package func configuration(adding trust: ServerTrust) throws -> TLSConfiguration {
         var tls = TLSConfiguration.makeClientConfiguration()
         tls.certificateVerification = .fullVerification
         // TLS 1.0 and 1.1 are deprecated (RFC 8996): a server that offers nothing newer fails

@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 #if canImport(NIOSSL)
 import Foundation
 import NIOCore
@@ -9,10 +12,10 @@ import NIOSSL
 /// second handshake with the server collects the certificate chain it presents, refuses it in
 /// the verification step (so the connection never carries a byte of HTTP), and the chain is
 /// judged here.
-enum TLSDiagnosis {
+package enum TLSDiagnosis {
     /// What a TLS library error says, when it is one: a handshake problem, or `.unverified` when
     /// the certificate did not verify (for `diagnose` to find why). nil for any other error.
-    static func failure(of error: any Error) -> TLSFailure? {
+    package static func failure(of error: any Error) -> TLSFailure? {
         if let error = error as? NIOSSLExtraError, error == .failedToValidateHostname {
             return .unverified
         }
@@ -29,7 +32,7 @@ enum TLSDiagnosis {
 
     /// The BoringSSL reason names a failed handshake's error stack holds, as a problem. Only the
     /// names are looked at; the stack's text (numbers, source paths) is never shown.
-    static func failure(ofHandshake text: String) -> TLSFailure {
+    package static func failure(ofHandshake text: String) -> TLSFailure {
         let reasons: [(String, TLSFailure)] = [
             ("CERTIFICATE_VERIFY_FAILED", .unverified),
             ("WRONG_VERSION_NUMBER", .handshake(.notTLS)),
@@ -46,20 +49,20 @@ enum TLSDiagnosis {
 
     /// Why the certificate `host:port` presents does not verify, judged at `now`; `.unverified`
     /// when the server cannot be asked again within `limit`.
-    static func diagnose(host: String, port: Int, now: Date = Date(), limit: TimeAmount = .seconds(10)) async -> TLSFailure {
+    package static func diagnose(host: String, port: Int, now: Date = Date(), limit: TimeAmount = .seconds(10)) async -> TLSFailure {
         guard let chain = await presentedChain(host: host, port: port, limit: limit) else { return .unverified }
         return judge(der: chain, host: host, now: now)
     }
 
     /// `judge` of a chain of DER certificates, leaf first; one that cannot be read is left out.
-    static func judge(der chain: [[UInt8]], host: String, now: Date) -> TLSFailure {
+    package static func judge(der chain: [[UInt8]], host: String, now: Date) -> TLSFailure {
         judge(chain.compactMap { try? CertificateNames(der: $0) }, host: host, now: now)
     }
 
     /// What is wrong with `chain` (leaf first) for `host` at `now`, in the order a person fixes
     /// it: the server's own certificate's dates, then its names, then the rest of the chain's
     /// dates; a chain with none of these wrong leads to no trusted authority.
-    static func judge(_ chain: [CertificateNames], host: String, now: Date) -> TLSFailure {
+    package static func judge(_ chain: [CertificateNames], host: String, now: Date) -> TLSFailure {
         guard let leaf = chain.first else { return .unverified }
         if let dates = dateProblem(leaf, now: now) { return dates }
         let names = leaf.hostNames
@@ -77,7 +80,7 @@ enum TLSDiagnosis {
     }
 
     /// True when `name` (possibly `*.example.com`, one label wide) names `host`.
-    static func matches(host: String, name: String) -> Bool {
+    package static func matches(host: String, name: String) -> Bool {
         let host = host.lowercased(), name = name.lowercased()
         if name == host { return true }
         guard name.hasPrefix("*."), let dot = host.firstIndex(of: ".") else { return false }

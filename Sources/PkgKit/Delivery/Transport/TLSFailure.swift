@@ -1,4 +1,6 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
 
 /// Why a server's TLS connection was not accepted, in terms a person can act on: the reason the
 /// certificate did not verify, or what the handshake could not agree on. A transport finds it
@@ -64,7 +66,7 @@ public enum TLSFailure: Sendable, Equatable {
     }
 
     /// `2024-01-31 23:59:59 UTC`.
-    static func format(_ date: Date) -> String {
+    package static func format(_ date: Date) -> String {
         let formatter = DateFormatter()
         formatter.locale = Locale(identifier: "en_US_POSIX")
         formatter.timeZone = TimeZone(identifier: "UTC")

@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 /// How long a transfer may stay silent, and the clock that measures it (and the waits between
 /// retries). Tests pass a clock they advance by hand, so that time-outs and backoff are tested
 /// without waiting on the wall clock.

@@ -1,3 +1,6 @@
+import PkgKitSupport
+import PkgKitFormat
+
 // Apple platforms only. On Linux, URLSession lives in FoundationNetworking, which would link
 // libcurl and its thirty-odd libraries into every program that uses PkgKit, for a client that
 // cannot hold a server back (bench/TRANSPORT.md); Linux has `AsyncHTTPClientTransport`.

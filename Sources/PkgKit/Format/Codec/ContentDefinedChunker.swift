@@ -1,3 +1,5 @@
+import PkgKitSupport
+
 /// The sizes a `ContentDefinedChunker` cuts to. They travel with every chunk table, so that a
 /// client cuts its earlier copy of a file exactly as the package's writer cut the new one.
 public struct ChunkParameters: Sendable, Equatable {
@@ -16,7 +18,7 @@ public struct ChunkParameters: Sendable, Equatable {
     /// (larger ones that a level compresses in one call are not either; see `ChunkedFileEncoder`).
     public static let smallestChunkedFile: Int64 = 1 << 20
     /// The largest chunk any table may declare: a client holds one chunk in memory at a time.
-    static let largestChunk = 4 << 20
+    package static let largestChunk = 4 << 20
 
     public init(minimumSize: Int, averageSize: Int, maximumSize: Int) {
         self.minimumSize = minimumSize
@@ -25,7 +27,7 @@ public struct ChunkParameters: Sendable, Equatable {
     }
 
     /// Whether a chunker can cut with these sizes (a table from elsewhere may declare anything).
-    var isUsable: Bool {
+    package var isUsable: Bool {
         minimumSize >= 64 && averageSize.nonzeroBitCount == 1 && averageSize >= 256 && minimumSize <= averageSize
             && averageSize <= maximumSize && maximumSize <= Self.largestChunk
     }
@@ -35,8 +37,8 @@ public struct ChunkParameters: Sendable, Equatable {
 /// A boundary depends only on the bytes just before it, so an insertion or a change moves the
 /// boundaries near it and no others: two versions of a file share every chunk away from their
 /// differences, whatever shifted in between. Fed in pieces of any size, it cuts the same places.
-struct ContentDefinedChunker {
-    let parameters: ChunkParameters
+package struct ContentDefinedChunker {
+    package let parameters: ChunkParameters
     /// Tested before the average size (more bits: cuts are rarer) and after it (fewer bits),
     /// which narrows the spread of chunk sizes around the average. High bits: in a gear hash
     /// they depend on the most bytes.
@@ -44,9 +46,9 @@ struct ContentDefinedChunker {
     private let looseMask: UInt64
     private var hash: UInt64 = 0
     /// Bytes of the current chunk so far.
-    private(set) var length = 0
+    package private(set) var length = 0
 
-    init(_ parameters: ChunkParameters) {
+    package init(_ parameters: ChunkParameters) {
         self.parameters = parameters
         let bits = parameters.averageSize.trailingZeroBitCount
         strictMask = UInt64.max << UInt64(64 - min(bits + 2, 63))
@@ -55,7 +57,7 @@ struct ContentDefinedChunker {
 
     /// Takes bytes of the stream: returns how many of them belong to the current chunk, and
     /// whether it ends after them (the next call then starts a new chunk).
-    mutating func scan(_ bytes: UnsafeRawBufferPointer) -> (count: Int, ends: Bool) {
+    package mutating func scan(_ bytes: UnsafeRawBufferPointer) -> (count: Int, ends: Bool) {
         let count = bytes.count
         var index = 0
         // No cut before the minimum size: those bytes are not even hashed.
@@ -95,7 +97,7 @@ struct ContentDefinedChunker {
 
     /// 256 fixed pseudo-random words (splitmix64 from a fixed seed): part of the chunk table's
     /// style, so they never change.
-    static let gear: [UInt64] = {
+    package static let gear: [UInt64] = {
         var state: UInt64 = 0x7067_6b74_6f6f_6c31
         return (0..<256).map { _ in
             state &+= 0x9E37_79B9_7F4A_7C15

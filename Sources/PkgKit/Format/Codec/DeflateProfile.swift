@@ -1,3 +1,5 @@
+import PkgKitSupport
+
 /// Which deflate engine, at which of its own levels, compresses a file for one `create` level
 /// (1–9): the one place that decides it. Every choice is a plain zlib stream that bsdtar and
 /// Apple's xar read; for a given level and file the bytes are always the same.
@@ -44,7 +46,7 @@ public struct DeflateProfile: Sendable, Equatable {
     /// libdeflate's level 1 does it in about two thirds of its level 2's time for a fraction of a
     /// percent more bytes. ISA-L's own one-call deflate is not used: its bytes for one input
     /// varied from run to run.
-    static let smallFile: Int64 = 64 * 1024
+    package static let smallFile: Int64 = 64 * 1024
 
     /// The profile of `level` (clamped to 1–9) with the engines linked here.
     public init(level: Int32) {
@@ -52,7 +54,7 @@ public struct DeflateProfile: Sendable, Equatable {
     }
 
     /// The profile of `level` given which optional engines are linked (tests ask for each case).
-    init(level: Int32, libdeflate: Bool, isal: Bool) {
+    package init(level: Int32, libdeflate: Bool, isal: Bool) {
         let level = min(max(level, 1), 9)
         self.level = level
         if level <= 3 && isal {
@@ -68,7 +70,7 @@ public struct DeflateProfile: Sendable, Equatable {
 
     /// libdeflate's level for a `create` level: the same number up to 6, then its slower and
     /// smaller ones (its 9 is hardly smaller than its 8, its 10–12 search much harder).
-    static func libdeflateLevel(_ level: Int32) -> Int32 {
+    package static func libdeflateLevel(_ level: Int32) -> Int32 {
         switch level {
         case ...6: return level
         case 7: return 8
@@ -84,7 +86,7 @@ public struct DeflateProfile: Sendable, Equatable {
     }
 
     /// A new compressor of the `streaming` engine.
-    func makeStreamDeflater() -> StreamDeflater {
+    package func makeStreamDeflater() -> StreamDeflater {
         switch streaming {
         case .isal(let level): return FastDeflater(level: level) ?? Deflater(level: level)
         case .zlib(let level), .libdeflate(let level): return Deflater(level: min(level, 9))
@@ -92,7 +94,7 @@ public struct DeflateProfile: Sendable, Equatable {
     }
 
     /// A new one-call compressor of the `whole` engine; nil when there is none.
-    func makeWholeDeflater() -> WholeBufferDeflater? {
+    package func makeWholeDeflater() -> WholeBufferDeflater? {
         guard case .libdeflate(let level)? = whole else { return nil }
         return WholeBufferDeflater(level: level)
     }

@@ -1,12 +1,13 @@
 internal import CZlib
+import PkgKitSupport
 
 /// A zlib (RFC 1950) compressor fed in chunks: the encoding xar calls `application/x-gzip`.
-final class Deflater {
+package final class Deflater {
     private var stream = z_stream()
     private let output: UnsafeMutableRawBufferPointer
 
     /// Starts a stream at `level` (1–9).
-    init(level: Int32, outputCapacity: Int = 64 * 1024) {
+    package init(level: Int32, outputCapacity: Int = 64 * 1024) {
         output = UnsafeMutableRawBufferPointer.allocate(byteCount: outputCapacity, alignment: 16)
         let status = CZlib_deflateInit(&stream, level)
         precondition(status == Z_OK, "deflateInit failed: \(status)")
@@ -18,21 +19,21 @@ final class Deflater {
     }
 
     /// Compresses `input`, handing each produced block to `sink`.
-    func compress(_ input: UnsafeRawBufferPointer, sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func compress(_ input: UnsafeRawBufferPointer, sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         try run(input, flush: Z_NO_FINISH_MARKER, sink: sink)
     }
 
-    func flush(sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func flush(sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         try run(UnsafeRawBufferPointer(start: nil, count: 0), flush: Z_FULL_FLUSH, sink: sink)
     }
 
     /// Ends the stream, handing the last blocks to `sink`.
-    func finish(sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func finish(sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         try run(UnsafeRawBufferPointer(start: nil, count: 0), flush: Z_FINISH, sink: sink)
     }
 
     /// Makes the stream ready for another independent input, keeping its allocations.
-    func reset() {
+    package func reset() {
         deflateReset(&stream)
     }
 

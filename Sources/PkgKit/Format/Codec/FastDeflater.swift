@@ -1,3 +1,5 @@
+import PkgKitSupport
+
 #if canImport(CIsal)
 internal import CIsal
 #endif
@@ -9,7 +11,7 @@ internal import CIsal
 ///
 /// The bytes depend only on the input and on the chunks it is fed in, which `FileEncoder` keeps
 /// fixed (its buffer's size), so the output is reproducible.
-final class FastDeflater: StreamDeflater {
+package final class FastDeflater: StreamDeflater {
     #if canImport(CIsal)
     private let stream: UnsafeMutablePointer<isal_zstream>
     private let work: UnsafeMutableRawBufferPointer
@@ -18,7 +20,7 @@ final class FastDeflater: StreamDeflater {
     #endif
 
     /// Whether this platform has the fast levels.
-    static var isAvailable: Bool {
+    package static var isAvailable: Bool {
         #if canImport(CIsal)
         return true
         #else
@@ -27,7 +29,7 @@ final class FastDeflater: StreamDeflater {
     }
 
     /// A compressor at `level` (1–3), or nil for another level or where ISA-L is not linked.
-    init?(level: Int32) {
+    package init?(level: Int32) {
         #if canImport(CIsal)
         let size = Int(CIsal_levelBufferSize(level))
         guard size > 0 else { return nil }
@@ -49,13 +51,13 @@ final class FastDeflater: StreamDeflater {
         #endif
     }
 
-    func reset() {
+    package func reset() {
         #if canImport(CIsal)
         CIsal_start(stream, level, work.baseAddress!.assumingMemoryBound(to: UInt8.self), UInt32(work.count))
         #endif
     }
 
-    func compress(_ input: UnsafeRawBufferPointer, sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func compress(_ input: UnsafeRawBufferPointer, sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         #if canImport(CIsal)
         guard let base = input.baseAddress, !input.isEmpty else { return }
         precondition(input.count <= Int(UInt32.max), "chunks are at most a buffer")
@@ -68,7 +70,7 @@ final class FastDeflater: StreamDeflater {
         #endif
     }
 
-    func flush(sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func flush(sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         #if canImport(CIsal)
         stream.pointee.next_in = nil
         stream.pointee.avail_in = 0
@@ -80,7 +82,7 @@ final class FastDeflater: StreamDeflater {
         #endif
     }
 
-    func finish(sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func finish(sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         #if canImport(CIsal)
         stream.pointee.next_in = nil
         stream.pointee.avail_in = 0

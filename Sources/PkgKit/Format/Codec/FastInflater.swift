@@ -1,3 +1,5 @@
+import PkgKitSupport
+
 #if canImport(CIsal)
 internal import CIsal
 
@@ -6,27 +8,27 @@ internal import CIsal
 ///
 /// ISA-L's zlib mode checks the stream's Adler-32 trailer itself. Its failures carry only a status
 /// number: callers that must say what is wrong stream the data again through `Inflater`.
-final class FastInflater: StreamInflater {
+package final class FastInflater: StreamInflater {
     /// ISA-L's streaming state: 87 KB.
     private let state: UnsafeMutablePointer<inflate_state> = .allocate(capacity: 1)
 
-    init() { reset() }
+    package init() { reset() }
 
     deinit { state.deallocate() }
 
-    func reset() {
+    package func reset() {
         isal_inflate_init(state)
         state.pointee.crc_flag = UInt32(ISAL_ZLIB)
     }
 
-    func supply(_ input: UnsafeRawBufferPointer) {
+    package func supply(_ input: UnsafeRawBufferPointer) {
         state.pointee.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: UInt8.self))
         state.pointee.avail_in = UInt32(input.count)
     }
 
-    var pendingInput: Int { Int(state.pointee.avail_in) }
+    package var pendingInput: Int { Int(state.pointee.avail_in) }
 
-    func inflate(into output: UnsafeMutableRawBufferPointer) -> (count: Int, status: InflateStatus) {
+    package func inflate(into output: UnsafeMutableRawBufferPointer) -> (count: Int, status: InflateStatus) {
         let room = min(output.count, Int(UInt32.max))
         state.pointee.next_out = output.baseAddress?.assumingMemoryBound(to: UInt8.self)
         state.pointee.avail_out = UInt32(room)

@@ -1,30 +1,31 @@
 internal import CZlib
+import PkgKitSupport
 
 /// A zlib (RFC 1950) decompressor fed in chunks, through zlib itself: the inflater every platform
 /// has, and the one whose messages name what is wrong with a damaged stream.
-final class Inflater: StreamInflater {
+package final class Inflater: StreamInflater {
     private var stream = z_stream()
 
-    init() {
+    package init() {
         let status = CZlib_inflateInit(&stream)
         precondition(status == Z_OK, "inflateInit failed: \(status)")
     }
 
     deinit { inflateEnd(&stream) }
 
-    func reset() {
+    package func reset() {
         inflateReset(&stream)
         stream.avail_in = 0
     }
 
-    func supply(_ input: UnsafeRawBufferPointer) {
+    package func supply(_ input: UnsafeRawBufferPointer) {
         stream.next_in = UnsafeMutablePointer(mutating: input.baseAddress?.assumingMemoryBound(to: Bytef.self))
         stream.avail_in = uInt(input.count)
     }
 
-    var pendingInput: Int { Int(stream.avail_in) }
+    package var pendingInput: Int { Int(stream.avail_in) }
 
-    func inflate(into output: UnsafeMutableRawBufferPointer) -> (count: Int, status: InflateStatus) {
+    package func inflate(into output: UnsafeMutableRawBufferPointer) -> (count: Int, status: InflateStatus) {
         stream.next_out = output.baseAddress?.assumingMemoryBound(to: Bytef.self)
         stream.avail_out = uInt(min(output.count, Int(UInt32.max)))
         let status = CZlib.inflate(&stream, Z_NO_FLUSH)

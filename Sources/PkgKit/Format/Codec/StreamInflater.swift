@@ -1,6 +1,8 @@
+import PkgKitSupport
+
 /// A zlib (RFC 1950) stream decompressor fed in chunks: `Inflater` (zlib), or `FastInflater`
 /// (ISA-L) where it is linked. The read side's counterpart of `StreamDeflater`.
-protocol StreamInflater: AnyObject {
+package protocol StreamInflater: AnyObject {
     /// Starts a new stream, keeping the allocations of the last one.
     func reset()
     /// Hands over the next compressed bytes, which must stay valid until `pendingInput` is 0.
@@ -12,7 +14,7 @@ protocol StreamInflater: AnyObject {
 }
 
 /// What one call of `StreamInflater.inflate` found.
-enum InflateStatus: Equatable {
+package enum InflateStatus: Equatable {
     /// The stream went on; call again.
     case more
     /// Nothing more comes out without more input.
@@ -25,7 +27,7 @@ enum InflateStatus: Equatable {
 
 /// The fastest stream inflater linked here: ISA-L's, else zlib's. What ISA-L does not end cleanly
 /// its callers stream again through `Inflater`, whose words every diagnostic uses.
-func makeStreamInflater() -> StreamInflater {
+package func makeStreamInflater() -> StreamInflater {
     #if canImport(CIsal)
     return FastInflater()
     #else

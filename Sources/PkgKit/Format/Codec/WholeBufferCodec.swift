@@ -5,6 +5,7 @@ internal import CDeflate
 #if canImport(CIsal)
 internal import CIsal
 #endif
+import PkgKitSupport
 
 /// Whole-buffer zlib streams (RFC 1950), for data whose sizes are known up front (the xar TOC gives
 /// every file's stored and unpacked length). libdeflate does this two to three times faster than
@@ -13,18 +14,18 @@ internal import CIsal
 /// builds for an iOS app.
 ///
 /// Each value holds its engine's state: one per thread, never shared.
-final class WholeBufferInflater {
+package final class WholeBufferInflater {
     /// Which library does the work.
-    enum Engine: Sendable, CaseIterable {
+    package enum Engine: Sendable, CaseIterable {
         case isal
         case libdeflate
         case zlib
 
         /// ISA-L where it is linked, else libdeflate, else zlib.
-        static var preferred: Engine { available[0] }
+        package static var preferred: Engine { available[0] }
 
         /// The engines linked here, fastest first.
-        static var available: [Engine] {
+        package static var available: [Engine] {
             allCases.filter { engine in
                 switch engine {
                 case .isal:
@@ -46,7 +47,7 @@ final class WholeBufferInflater {
         }
     }
 
-    let engine: Engine
+    package let engine: Engine
     #if canImport(CDeflate)
     private let decompressor: OpaquePointer?
     #endif
@@ -55,7 +56,7 @@ final class WholeBufferInflater {
     private let isalState: UnsafeMutablePointer<inflate_state>?
     #endif
 
-    init(engine: Engine = .preferred) {
+    package init(engine: Engine = .preferred) {
         self.engine = Engine.available.contains(engine) ? engine : .zlib
         #if canImport(CDeflate)
         decompressor = self.engine == .libdeflate ? libdeflate_alloc_decompressor() : nil
@@ -77,7 +78,7 @@ final class WholeBufferInflater {
     /// Inflates `input`, which must be exactly one zlib stream with nothing after it, into exactly
     /// `output.count` bytes. False for anything else (corrupt, shorter, longer, trailing bytes):
     /// the caller then reads the entry again with streaming zlib, which says precisely what is wrong.
-    func inflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool {
+    package func inflate(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Bool {
         guard let source = input.baseAddress, !input.isEmpty else { return false }
         #if canImport(CIsal)
         if let state = isalState {
@@ -126,13 +127,13 @@ final class WholeBufferInflater {
 /// files `DeflateProfile` gives it (a streaming engine does the rest, and all of it where
 /// libdeflate is missing). Its output is a plain zlib stream that any reader inflates; for a given level it is
 /// reproducible, but not the same bytes as zlib's.
-final class WholeBufferDeflater {
+package final class WholeBufferDeflater {
     #if canImport(CDeflate)
     private let compressor: OpaquePointer
     #endif
 
     /// Whether libdeflate is linked here.
-    static var isAvailable: Bool {
+    package static var isAvailable: Bool {
         #if canImport(CDeflate)
         return true
         #else
@@ -142,7 +143,7 @@ final class WholeBufferDeflater {
 
     /// A compressor at `level` (1–12, `DeflateProfile` picks it), or nil where libdeflate is not
     /// linked.
-    init?(level: Int32) {
+    package init?(level: Int32) {
         #if canImport(CDeflate)
         guard let compressor = libdeflate_alloc_compressor(level) else { return nil }
         self.compressor = compressor
@@ -158,7 +159,7 @@ final class WholeBufferDeflater {
     }
 
     /// The most bytes `compress` may need for `count` input bytes.
-    func bound(_ count: Int) -> Int {
+    package func bound(_ count: Int) -> Int {
         #if canImport(CDeflate)
         return libdeflate_zlib_compress_bound(compressor, count)
         #else
@@ -168,7 +169,7 @@ final class WholeBufferDeflater {
 
     /// Compresses all of `input` into `output` as one zlib stream; the bytes written, or 0 when
     /// `output` is too small.
-    func compress(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int {
+    package func compress(_ input: UnsafeRawBufferPointer, into output: UnsafeMutableRawBufferPointer) -> Int {
         #if canImport(CDeflate)
         guard let target = output.baseAddress else { return 0 }
         return libdeflate_zlib_compress(compressor, input.baseAddress, input.count, target, output.count)

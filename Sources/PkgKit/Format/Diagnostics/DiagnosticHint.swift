@@ -1,3 +1,5 @@
+import PkgKitSupport
+
 /// Advice, or a reference to a setting, inside a diagnostic's message that a front end words
 /// with its own options. PkgKit never names a command-line flag: an app showing a diagnostic
 /// gets `plainWords`, and `pkgtool` words each hint with the flags of the command that prints

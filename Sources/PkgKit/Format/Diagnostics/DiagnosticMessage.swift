@@ -1,9 +1,11 @@
+import PkgKitSupport
+
 /// A diagnostic's message: its text with the hints in it kept typed, so that each program
 /// words them its own way (`DiagnosticWording`). Written as a string literal, a hint
 /// interpolated with a label: `"split the content or \(hint: .raiseSizeLimit)"`.
 public struct DiagnosticMessage: Hashable, Sendable, ExpressibleByStringInterpolation, CustomStringConvertible {
     /// A run of text, or a hint.
-    enum Piece: Hashable, Sendable {
+    package enum Piece: Hashable, Sendable {
         case text(String)
         case hint(DiagnosticHint)
     }

@@ -1,3 +1,5 @@
+import PkgKitSupport
+
 /// An optional that a report's JSON always carries: `nil` is written as `null`, never left out.
 ///
 /// docs/json.md says absent values are `null`, while `Codable`'s synthesised encoding drops the

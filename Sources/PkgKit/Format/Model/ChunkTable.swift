@@ -1,29 +1,32 @@
 import Crypto
 import Foundation
+import PkgKitSupport
 
 /// The first 16 bytes of a chunk's SHA-256: what a chunk table names each chunk by, and what a
 /// client checks every chunk against before the file's own sha1.
-struct ChunkDigest: Hashable, Sendable {
-    var high: UInt64
-    var low: UInt64
+package struct ChunkDigest: Hashable, Sendable {
+    package var high: UInt64
+    package var low: UInt64
 
-    init(_ digest: SHA256.Digest) {
+    package init(_ digest: SHA256.Digest) {
         (high, low) = digest.withUnsafeBytes { ($0.loadUnaligned(as: UInt64.self).bigEndian, $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self).bigEndian) }
     }
 
-    init(high: UInt64, low: UInt64) {
+    package init(high: UInt64, low: UInt64) {
         (self.high, self.low) = (high, low)
     }
 }
 
 /// Hashes one chunk, fed in pieces.
-struct ChunkHasher {
+package struct ChunkHasher {
     private var hasher = SHA256()
 
-    mutating func update(_ bytes: UnsafeRawBufferPointer) { hasher.update(bufferPointer: bytes) }
+    package init() {}
+
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) { hasher.update(bufferPointer: bytes) }
 
     /// The digest of everything fed.
-    var digest: ChunkDigest { ChunkDigest(hasher.finalize()) }
+    package var digest: ChunkDigest { ChunkDigest(hasher.finalize()) }
 }
 
 /// How one large file of a xar package is cut into content-defined chunks (see
@@ -39,10 +42,10 @@ struct ChunkHasher {
 /// element.
 public struct ChunkTable: Sendable, Equatable {
     /// The one style there is: gear-hash boundaries, SHA-256 digests cut to 16 bytes.
-    static let style = "gear64-sha256"
-    static let recordBytes = 24
+    package static let style = "gear64-sha256"
+    package static let recordBytes = 24
     /// The most chunks one file's table may declare (8 GiB at the standard minimum size).
-    static let maxChunks = 1 << 17
+    package static let maxChunks = 1 << 17
 
     /// The sizes the file was cut with.
     public var parameters: ChunkParameters
@@ -50,16 +53,22 @@ public struct ChunkTable: Sendable, Equatable {
     /// for stored data. Chunks follow one another; a zlib stream's end follows the last.
     public var dataStart: Int64
     /// `recordBytes` per chunk.
-    private(set) var records: [UInt8] = []
+    package private(set) var records: [UInt8] = []
 
     /// One chunk.
-    struct Chunk: Equatable {
-        var digest: ChunkDigest
-        var size: Int
-        var storedLength: Int
+    package struct Chunk: Equatable {
+        package var digest: ChunkDigest
+        package var size: Int
+        package var storedLength: Int
+
+        package init(digest: ChunkDigest, size: Int, storedLength: Int) {
+            self.digest = digest
+            self.size = size
+            self.storedLength = storedLength
+        }
     }
 
-    init(parameters: ChunkParameters, dataStart: Int64) {
+    package init(parameters: ChunkParameters, dataStart: Int64) {
         self.parameters = parameters
         self.dataStart = dataStart
     }
@@ -68,7 +77,7 @@ public struct ChunkTable: Sendable, Equatable {
     public var count: Int { records.count / Self.recordBytes }
 
     /// The chunk at `index`.
-    func chunk(_ index: Int) -> Chunk {
+    package func chunk(_ index: Int) -> Chunk {
         records.withUnsafeBytes { raw in
             let base = index * Self.recordBytes
             let digest = ChunkDigest(high: raw.loadUnaligned(fromByteOffset: base, as: UInt64.self).bigEndian,
@@ -79,9 +88,9 @@ public struct ChunkTable: Sendable, Equatable {
     }
 
     /// Every chunk in order.
-    var chunks: [Chunk] { (0..<count).map(chunk) }
+    package var chunks: [Chunk] { (0..<count).map(chunk) }
 
-    mutating func append(_ chunk: Chunk) {
+    package mutating func append(_ chunk: Chunk) {
         withUnsafeBytes(of: chunk.digest.high.bigEndian) { records += $0 }
         withUnsafeBytes(of: chunk.digest.low.bigEndian) { records += $0 }
         withUnsafeBytes(of: UInt32(chunk.size).bigEndian) { records += $0 }
@@ -89,32 +98,41 @@ public struct ChunkTable: Sendable, Equatable {
     }
 
     /// The same chunks, stored as they are (`create` stores a file whose compression did not pay).
-    func stored() -> ChunkTable {
+    package func stored() -> ChunkTable {
         var table = ChunkTable(parameters: parameters, dataStart: 0)
         for chunk in chunks { table.append(Chunk(digest: chunk.digest, size: chunk.size, storedLength: chunk.size)) }
         return table
     }
 
     /// The element's attributes, in the order they are written.
-    var attributes: [(String, String)] {
+    package var attributes: [(String, String)] {
         [("style", Self.style), ("min", String(parameters.minimumSize)), ("avg", String(parameters.averageSize)),
          ("max", String(parameters.maximumSize)), ("start", String(dataStart)), ("count", String(count))]
     }
 
     /// The element's text.
-    var base64: String { Data(records).base64EncodedString() }
+    package var base64: String { Data(records).base64EncodedString() }
 
     /// What a TOC declares for a table, before it is checked against its file.
-    struct Declared: Sendable {
-        var style: String?
-        var minimumSize: Int64?
-        var averageSize: Int64?
-        var maximumSize: Int64?
-        var dataStart: Int64?
-        var count: Int64?
+    package struct Declared: Sendable {
+        package var style: String?
+        package var minimumSize: Int64?
+        package var averageSize: Int64?
+        package var maximumSize: Int64?
+        package var dataStart: Int64?
+        package var count: Int64?
+
+        package init(style: String? = nil, minimumSize: Int64? = nil, averageSize: Int64? = nil, maximumSize: Int64? = nil, dataStart: Int64? = nil, count: Int64? = nil) {
+            self.style = style
+            self.minimumSize = minimumSize
+            self.averageSize = averageSize
+            self.maximumSize = maximumSize
+            self.dataStart = dataStart
+            self.count = count
+        }
 
         /// The most base64 text worth keeping for this declaration (nil: none is).
-        var textLimit: Int? {
+        package var textLimit: Int? {
             guard style == ChunkTable.style, let count, count > 0, count <= ChunkTable.maxChunks else { return nil }
             return Int(count) * ChunkTable.recordBytes / 3 * 4 + 8
         }
@@ -123,7 +141,7 @@ public struct ChunkTable: Sendable, Equatable {
     /// The table a TOC declares for a file of `size` unpacked bytes stored in `length` bytes
     /// (`gzip`: as a zlib stream), or nil when the declaration does not describe exactly such a
     /// file: a hostile table is ignored (the file is then fetched whole), never trusted.
-    init?(declared: Declared, text: [UInt8], size: Int64, length: Int64, gzip: Bool) {
+    package init?(declared: Declared, text: [UInt8], size: Int64, length: Int64, gzip: Bool) {
         guard declared.textLimit != nil, let count = declared.count, let start = declared.dataStart,
               let minimum = declared.minimumSize, let average = declared.averageSize, let maximum = declared.maximumSize,
               maximum <= Int64(ChunkParameters.largestChunk), minimum >= 0, average >= 0 else { return nil }

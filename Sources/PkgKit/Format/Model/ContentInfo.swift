@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 /// The two keys of ContentInfo.plist, as read from a package or written by `create`.
 public struct ContentInfo: Sendable, Equatable, Codable {
@@ -7,7 +8,7 @@ public struct ContentInfo: Sendable, Equatable, Codable {
     /// The `IAPProductIdentifier` key.
     public var productIdentifier: String
 
-    enum CodingKeys: String, CodingKey {
+    package enum CodingKeys: String, CodingKey {
         case contentVersion = "ContentVersion"
         case productIdentifier = "IAPProductIdentifier"
     }
@@ -77,7 +78,7 @@ public struct ParsedContentInfo: Sendable, Equatable {
     /// A binary plist starts with `bplist`; an XML one (after an optional BOM and white space)
     /// with `<`.
     /// XML must also be well-formed, which libxml2 checks without leaking.
-    static func mayBePropertyList(_ data: Data) -> Bool {
+    package static func mayBePropertyList(_ data: Data) -> Bool {
         if data.starts(with: Array("bplist".utf8)) { return true }
         var bytes = data[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }

@@ -1,3 +1,5 @@
+import PkgKitSupport
+
 /// A ContentVersion: 1 to 3 dot-separated non-negative integers below 2^31, no leading zeros.
 ///
 /// Versions compare numerically component by component, a missing component counting as 0,

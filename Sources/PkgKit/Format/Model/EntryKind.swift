@@ -1,3 +1,5 @@
+import PkgKitSupport
+
 /// What an archive or folder entry is.
 public enum EntryKind: String, Codable, Sendable {
     case file

@@ -1,3 +1,5 @@
+import PkgKitSupport
+
 /// Recognises machine code and scripts from a file's first bytes (the `executable-code` rule).
 public enum ExecutableFormat: String, Sendable, Codable {
     case machO = "Mach-O"

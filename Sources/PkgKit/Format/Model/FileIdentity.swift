@@ -1,23 +1,24 @@
 import Foundation
+import PkgKitSupport
 
 /// Who a file is on disk, to check that a file hashed earlier is still the same one: its device
 /// and inode, mode, size, and modification and change times in nanoseconds (a write always moves
 /// the change time, which no one can set back).
-struct FileIdentity: Equatable, Sendable {
-    var device: UInt64
-    var inode: UInt64
-    var mode: UInt32
-    var size: Int64
-    var modified: Int64
-    var changed: Int64
+package struct FileIdentity: Equatable, Sendable {
+    package var device: UInt64
+    package var inode: UInt64
+    package var mode: UInt32
+    package var size: Int64
+    package var modified: Int64
+    package var changed: Int64
 
     /// These values (a stat cache's record of a file).
-    init(device: UInt64, inode: UInt64, mode: UInt32, size: Int64, modified: Int64, changed: Int64) {
+    package init(device: UInt64, inode: UInt64, mode: UInt32, size: Int64, modified: Int64, changed: Int64) {
         (self.device, self.inode, self.mode, self.size, self.modified, self.changed) = (device, inode, mode, size, modified, changed)
     }
 
     /// Who the file `info` describes is.
-    init(_ info: stat) {
+    package init(_ info: stat) {
         device = UInt64(info.st_dev)
         inode = UInt64(info.st_ino)
         mode = UInt32(info.st_mode)

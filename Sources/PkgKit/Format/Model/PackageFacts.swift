@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 /// What the scanner learnt about one entry: everything a rule may ask, nothing of the data
 /// beyond a digest, so that a package of any size fits in memory as facts.
@@ -25,7 +26,19 @@ public struct EntryFacts: Sendable {
         set { digest = newValue.flatMap(SHA1Value.init(hex:)) }
     }
     /// The same sha1 as it is kept: 20 bytes, not a string per file.
-    var digest: SHA1Value?
+    package var digest: SHA1Value?
+
+    package init(path: ArchivePath, pathProblem: String? = nil, kind: EntryKind, mode: UInt32, size: Int64, linkTarget: [UInt8]? = nil, hardlinkTarget: ArchivePath? = nil, executable: ExecutableFormat? = nil, digest: SHA1Value? = nil) {
+        self.path = path
+        self.pathProblem = pathProblem
+        self.kind = kind
+        self.mode = mode
+        self.size = size
+        self.linkTarget = linkTarget
+        self.hardlinkTarget = hardlinkTarget
+        self.executable = executable
+        self.digest = digest
+    }
 
     /// True for regular files (and hard-link originals carrying data) counted in the payload.
     public var isPayloadFile: Bool { kind == .file && path.isInsideContents }

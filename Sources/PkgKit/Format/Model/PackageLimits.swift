@@ -1,3 +1,5 @@
+import PkgKitSupport
+
 /// The bounds every reader enforces, so that no declared value in an archive can make pkgtool
 /// use unbounded memory or time.
 public struct PackageLimits: Sendable {

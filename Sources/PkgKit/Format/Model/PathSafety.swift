@@ -1,3 +1,5 @@
+import PkgKitSupport
+
 /// Decides whether an archive path is safe to install: the checks behind `unsafe-path`.
 public enum PathSafety {
     /// Why `raw` is unsafe, in words for a diagnostic; nil when it is safe.
@@ -45,7 +47,7 @@ public enum PathSafety {
 
     /// Whether every component of the relative path `path` is a name: none empty, `.` or `..`.
     /// What an install checks again of every path it writes, whatever the rules judged.
-    static func componentsAreNames(_ path: String) -> Bool {
+    package static func componentsAreNames(_ path: String) -> Bool {
         var length = 0, dots = 0
         for byte in path.utf8 {
             if byte == UInt8(ascii: "/") {

@@ -1,15 +1,16 @@
 import Crypto
+import PkgKitSupport
 
 /// A sha1 digest held in its 20 bytes, inline. Every file's facts keep one (an install records
 /// them in its stat cache), and as a hex `String` each was a heap object of 80 bytes: 8 MB more
 /// for a package of 100,000 files.
-struct SHA1Value: Hashable, Sendable {
+package struct SHA1Value: Hashable, Sendable {
     private var high: UInt64
     private var middle: UInt64
     private var low: UInt32
 
     /// The digest whose bytes these are; nil unless there are exactly 20.
-    init?(bytes: some Sequence<UInt8>) {
+    package init?(bytes: some Sequence<UInt8>) {
         var (high, middle, low, count) = (UInt64(0), UInt64(0), UInt32(0), 0)
         for byte in bytes {
             switch count {
@@ -25,13 +26,13 @@ struct SHA1Value: Hashable, Sendable {
     }
 
     /// A digest just computed.
-    init(_ digest: Insecure.SHA1Digest) {
+    package init(_ digest: Insecure.SHA1Digest) {
         // swift-crypto's SHA-1 digest is always 20 bytes.
         self = SHA1Value(bytes: digest)!
     }
 
     /// The digest spelled in `hex` (40 hexadecimal digits, either case); nil for anything else.
-    init?(hex: String) {
+    package init?(hex: String) {
         var text = hex
         guard let parsed = text.withUTF8({ SHA1Value(hexBytes: $0) }) else { return nil }
         self = parsed
@@ -39,7 +40,7 @@ struct SHA1Value: Hashable, Sendable {
 
     /// The digest spelled in the UTF-8 bytes `units` (40 hexadecimal digits, either case); nil for
     /// anything else. A stat cache of 100,000 files is read without making a String of any digest.
-    init?<Units: Collection<UInt8>>(hexBytes units: Units) {
+    package init?<Units: Collection<UInt8>>(hexBytes units: Units) {
         guard units.count == 40 else { return nil }
         var (high, middle, low) = (UInt64(0), UInt64(0), UInt32(0))
         var index = units.startIndex
@@ -66,14 +67,14 @@ struct SHA1Value: Hashable, Sendable {
 
     /// Appends the lowercase hexadecimal spelling (40 bytes of UTF-8) to `output`: a stat cache
     /// spells every file's digest into its buffer without a String each.
-    func appendHex(to output: inout [UInt8]) {
+    package func appendHex(to output: inout [UInt8]) {
         for shift in stride(from: 56, through: 0, by: -8) { output.appendHex(UInt8(truncatingIfNeeded: high >> UInt64(shift))) }
         for shift in stride(from: 56, through: 0, by: -8) { output.appendHex(UInt8(truncatingIfNeeded: middle >> UInt64(shift))) }
         for shift in stride(from: 24, through: 0, by: -8) { output.appendHex(UInt8(truncatingIfNeeded: low >> UInt32(shift))) }
     }
 
     /// Lowercase hexadecimal, as xar checksums and JSON output spell it.
-    var hexString: String {
+    package var hexString: String {
         var text: [UInt8] = []
         text.reserveCapacity(40)
         appendHex(to: &text)

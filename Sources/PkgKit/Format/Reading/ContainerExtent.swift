@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 /// Whether a container's bytes are all there, judged from its own structure without reading
 /// the data: the check behind `inspect`'s "the container is whole" and a zip's central directory.

@@ -1,8 +1,10 @@
+import PkgKitSupport
+
 /// A file of a package whose bytes are already on disk outside the package, found equal to the
 /// package's checksum for it. A reader hands its entry on with it (`ArchiveEntry.onHand`) and
 /// delivers no data; whoever describes the entry takes its size, sha1 and first bytes from here,
 /// and whoever writes it takes the bytes from the file on disk.
-protocol FileOnHand: Sendable {
+package protocol FileOnHand: Sendable {
     /// The folder it is in: a name inside the folder that whoever writes the entry takes files from.
     var folder: String { get }
     /// Its path below `folder`.
@@ -18,5 +20,5 @@ protocol FileOnHand: Sendable {
 
 extension FileOnHand {
     /// Its size.
-    var size: Int64 { identity.size }
+    package var size: Int64 { identity.size }
 }

@@ -1,6 +1,8 @@
+import PkgKitSupport
+
 /// Which files of a package are on hand outside it (see `FileOnHand`), asked by the reader that
 /// then need not read them: `FilesOnHandReader`.
-protocol FilesOnHand: Sendable {
+package protocol FilesOnHand: Sendable {
     /// The file on hand for the entry at `path`, if any.
     func file(at path: ArchivePath) -> (any FileOnHand)?
     /// Whether the entry at `index` of a xar's table of contents (in document order) is one of

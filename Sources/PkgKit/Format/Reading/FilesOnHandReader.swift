@@ -1,8 +1,10 @@
+import PkgKitSupport
+
 /// Reads a xar some of whose files are on hand outside it (see `FilesOnHand`): pkgtool's own
 /// xar reader, with every such file handed on as such (`ArchiveEntry.onHand`), its stored bytes
 /// never read. The package's bytes need be there only where the other files' data is (the rest
 /// may be holes): nothing else of the heap is read.
-final class FilesOnHandReader: PackageReader {
+package final class FilesOnHandReader: PackageReader {
     private let inner: any PackageReader
     private let onHand: any FilesOnHand
     private var skipping = false
@@ -15,7 +17,7 @@ final class FilesOnHandReader: PackageReader {
     /// Opens the xar in `bytes` (named `path` in messages, `name` in reports) with the files of
     /// `onHand` not read. A xar only `ArchiveSupport` reads throws `PackageOpener.NeedsWholeFile`:
     /// libarchive would read every byte of it.
-    static func open(_ bytes: PackageBytes, path: String, name: String, onHand: any FilesOnHand, limits: PackageLimits,
+    package static func open(_ bytes: PackageBytes, path: String, name: String, onHand: any FilesOnHand, limits: PackageLimits,
                      memo: XarTableMemo?) throws -> PackageOpener.Opened {
         switch try XarReader.open(bytes, path: path, limits: limits, dataWanted: { !onHand.holdsEntry($0) }, memo: memo) {
         case .reader(let reader):
@@ -28,12 +30,12 @@ final class FilesOnHandReader: PackageReader {
         }
     }
 
-    var format: PackageFormat { inner.format }
-    var progress: (done: Int64, total: Int64) { inner.progress }
-    var expectedEntryCount: Int? { inner.expectedEntryCount }
-    var declaredSHA1: String? { skipping ? nil : inner.declaredSHA1 }
+    package var format: PackageFormat { inner.format }
+    package var progress: (done: Int64, total: Int64) { inner.progress }
+    package var expectedEntryCount: Int? { inner.expectedEntryCount }
+    package var declaredSHA1: String? { skipping ? nil : inner.declaredSHA1 }
 
-    func nextEntry() throws -> ArchiveEntry? {
+    package func nextEntry() throws -> ArchiveEntry? {
         guard var entry = try inner.nextEntry() else { return nil }
         skipping = false
         if entry.kind == .file, let file = onHand.file(at: entry.path) {
@@ -43,7 +45,7 @@ final class FilesOnHandReader: PackageReader {
         return entry
     }
 
-    func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         skipping ? 0 : try inner.readData(into: buffer)
     }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 /// Reads an unpacked package (ContentInfo.plist + Contents/) or any list of `SourceItem`s,
 /// opening each file only while its data is read and never following a link.
@@ -26,7 +27,7 @@ public final class FolderReader: PackageReader {
     deinit { closeCurrent() }
 
     /// A reader of the same items from the start.
-    func rewound() -> FolderReader { FolderReader(items: items) }
+    package func rewound() -> FolderReader { FolderReader(items: items) }
 
     public func nextEntry() throws -> ArchiveEntry? {
         closeCurrent()

@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 /// Lists a folder depth-first, each folder before its contents, siblings sorted bytewise,
 /// never following a symbolic link. Names are kept as raw bytes so that a name that is not
@@ -24,7 +25,7 @@ public enum FolderWalker {
     }
 
     /// The item `info` (from `lstat`) describes.
-    static func item(_ info: stat, at absolute: [UInt8], packagePath: [UInt8], walked: WalkedFolder? = nil) throws -> SourceItem {
+    package static func item(_ info: stat, at absolute: [UInt8], packagePath: [UInt8], walked: WalkedFolder? = nil) throws -> SourceItem {
         let mode = UInt32(info.st_mode)
         let path = ArchivePath(raw: packagePath)
         switch mode & UInt32(S_IFMT) {
@@ -72,7 +73,7 @@ public enum FolderWalker {
     /// The names in a folder, without `.` and `..`, sorted bytewise, each with its `lstat`.
     /// The stat is taken relative to the open folder (`fstatat`): by absolute path, the kernel
     /// would walk the whole path again for every file.
-    static func entries(in directory: [UInt8]) throws -> [(name: [UInt8], info: stat)] {
+    package static func entries(in directory: [UInt8]) throws -> [(name: [UInt8], info: stat)] {
         guard let handle = directory.withCString({ opendir($0) }) else {
             throw ReadError.io(path: String(decoding: directory, as: UTF8.self), errnoText())
         }
@@ -93,7 +94,7 @@ public enum FolderWalker {
         return entries.sorted { $0.name.lexicographicallyPrecedes($1.name) }
     }
 
-    static func readLink(_ absolute: [UInt8]) throws -> [UInt8] {
+    package static func readLink(_ absolute: [UInt8]) throws -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: 4097)
         let count = absolute.withCString { path in
             buffer.withUnsafeMutableBufferPointer { readlink(path, UnsafeMutableRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), 4096) }

@@ -1,8 +1,10 @@
+import PkgKitSupport
+
 /// How a `productbuild`/`pkgbuild` flat installer package is told from a content package: by the
 /// names of its members, so that the outer xar is read once.
 public enum InstallerPackageLayout {
     /// Top-level member names that only installer packages have.
-    static let installerMembers: Set<String> = ["Distribution", "Resources", "PackageInfo", "Bom", "Payload", "Scripts"]
+    package static let installerMembers: Set<String> = ["Distribution", "Resources", "PackageInfo", "Bom", "Payload", "Scripts"]
 
     /// True when a member at `path` is a component package's Payload.
     public static func isPayload(_ path: ArchivePath) -> Bool {

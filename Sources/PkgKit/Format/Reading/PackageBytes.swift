@@ -1,3 +1,5 @@
+import PkgKitSupport
+
 /// The bytes of one package, wherever they are: every byte pkgtool's xar reader reads comes
 /// through here. `PackageFile` is a package on disk.
 ///
@@ -20,7 +22,7 @@ public protocol PackageBytes: Sendable {
 
 extension PackageBytes {
     /// `read`, what the source throws made a `ReadError` on `path`.
-    func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64, path: String) throws(ReadError) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64, path: String) throws(ReadError) -> Int {
         do {
             return try readChecked(into: buffer, at: offset)
         } catch {
@@ -29,7 +31,7 @@ extension PackageBytes {
     }
 
     /// `read`, with a count outside the buffer (a source's bug) refused rather than trusted.
-    func readChecked(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+    package func readChecked(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
         let count = try read(into: buffer, at: offset)
         guard count >= 0, count <= buffer.count else { throw MiscountedRead(count: count, asked: buffer.count) }
         return count
@@ -46,12 +48,12 @@ private struct MiscountedRead: Error, CustomStringConvertible {
 extension ReadError {
     /// What a package's source threw, as a reader's caller sees it: a `ReadError` as it is,
     /// anything else as the input failing.
-    init(sourceFailure error: any Error, path: String) {
+    package init(sourceFailure error: any Error, path: String) {
         self = error as? ReadError ?? .io(path: path, String(describing: error))
     }
 
     /// The words without the path.
-    var message: String {
+    package var message: String {
         switch self {
         case .io(_, let message), .unreadable(_, let message), .checksumMismatch(_, let message), .duplicateEntry(_, let message):
             return message

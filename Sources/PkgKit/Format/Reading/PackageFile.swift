@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 /// A package file on disk, read with `pread`: its size is the file's when it was opened.
 public final class PackageFile: PackageBytes {

@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 /// Opens any package pkgtool reads, choosing the reader from the content, not the name.
 public enum PackageOpener {
@@ -19,7 +20,7 @@ public enum PackageOpener {
     }
 
     /// `open`, handing a xar's table of contents to and from `memo` (see `XarTableMemo`).
-    static func open(_ path: String, limits: PackageLimits, memo: XarTableMemo?) throws -> Opened {
+    package static func open(_ path: String, limits: PackageLimits, memo: XarTableMemo?) throws -> Opened {
         var opened = try openBare(path, limits: limits, memo: memo)
         let bare = opened.reader
         guard !(bare is EmptyReader) else { return opened }
@@ -46,7 +47,7 @@ public enum PackageOpener {
     /// folder. What pkgtool's own xar reader does not read, `ArchiveSupport` reads from the file at
     /// `path`, which must then be whole: for bytes still arriving (`whole` false) such an archive
     /// throws `NeedsWholeFile` instead, to be opened again once it is complete.
-    static func open(_ bytes: PackageBytes, path: String, name: String, limits: PackageLimits, memo: XarTableMemo?,
+    package static func open(_ bytes: PackageBytes, path: String, name: String, limits: PackageLimits, memo: XarTableMemo?,
                      whole: Bool) throws -> Opened {
         let support = Support(registered: ArchiveSupportRegistry.current, whole: whole)
         var opened = try openArchive(bytes, path: path, name: name, limits: limits, memo: memo, support: support)
@@ -61,9 +62,9 @@ public enum PackageOpener {
     /// Thrown for a package only `ArchiveSupport` reads whose file is not whole: bytes still
     /// arriving (`open(_:…whole: false)`), or a copy that holds only some of them
     /// (`FilesOnHandReader`).
-    struct NeedsWholeFile: Error {
+    package struct NeedsWholeFile: Error {
         /// What kind of archive it is.
-        var reason: String
+        package var reason: String
     }
 
     /// The registered `ArchiveSupport`, and whether the file it would read is whole.
@@ -149,7 +150,7 @@ public enum PackageOpener {
     /// Why a xar whose first bytes are `head` cannot be whole in a file of `fileSize` bytes: the
     /// file ends inside the header or the table of contents the header declares; nil otherwise.
     /// The same words as `ContainerExtent`'s, so that every command describes a cut package alike.
-    static func xarTruncation(head: [UInt8], fileSize: Int64) -> String? {
+    package static func xarTruncation(head: [UInt8], fileSize: Int64) -> String? {
         guard head.count >= 16 else { return "the package is truncated: it ends inside its header" }
         let headerSize = Int64(head[4]) << 8 | Int64(head[5])
         let tocLength = head[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
@@ -162,13 +163,13 @@ public enum PackageOpener {
 
 /// A reader with nothing in it, for input that could not be opened as any archive. Its format is
 /// never reported: the facts keep what the opener knew (nil for no known container).
-final class EmptyReader: PackageReader {
-    let format: PackageFormat = .tar
-    func nextEntry() throws -> ArchiveEntry? { nil }
-    func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int { 0 }
+package final class EmptyReader: PackageReader {
+    package let format: PackageFormat = .tar
+    package func nextEntry() throws -> ArchiveEntry? { nil }
+    package func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int { 0 }
 }
 
 /// `open(2)` for reading, outside the readers whose own `open` would shadow it.
-func openReadOnly(_ path: String) -> Int32 {
+package func openReadOnly(_ path: String) -> Int32 {
     open(path, O_RDONLY | O_CLOEXEC)
 }

@@ -1,3 +1,5 @@
+import PkgKitSupport
+
 /// One entry as a reader reports it, before any rule has looked at it.
 public struct ArchiveEntry: Sendable {
     /// The normalised path.
@@ -14,7 +16,7 @@ public struct ArchiveEntry: Sendable {
     public var hardlinkTarget: ArchivePath?
     /// For a file whose bytes are on hand outside the package: that file, which supplies them
     /// (the reader then delivers no data; see `FilesOnHandReader`).
-    var onHand: (any FileOnHand)?
+    package var onHand: (any FileOnHand)?
 
     public init(path: ArchivePath, kind: EntryKind, mode: UInt32, declaredSize: Int64? = nil,
                 linkTarget: [UInt8]? = nil, hardlinkTarget: ArchivePath? = nil) {

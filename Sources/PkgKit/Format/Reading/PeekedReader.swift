@@ -1,26 +1,28 @@
+import PkgKitSupport
+
 /// A reader whose first entry (or first failure) was already taken to look at, handed back
 /// before the rest: what lets `PackageOpener` tell package kinds apart in a single pass.
-final class PeekedReader: PackageReader, ReadAheadReader {
+package final class PeekedReader: PackageReader, ReadAheadReader {
     private let inner: PackageReader
     private var first: ArchiveEntry?
     private var failure: ReadError?
 
-    init(_ inner: PackageReader, first: ArchiveEntry) {
+    package init(_ inner: PackageReader, first: ArchiveEntry) {
         self.inner = inner
         self.first = first
     }
 
-    init(_ inner: PackageReader, failure: ReadError) {
+    package init(_ inner: PackageReader, failure: ReadError) {
         self.inner = inner
         self.failure = failure
     }
 
-    var format: PackageFormat { inner.format }
-    var progress: (done: Int64, total: Int64) { inner.progress }
-    var expectedEntryCount: Int? { inner.expectedEntryCount }
-    var declaredSHA1: String? { inner.declaredSHA1 }
+    package var format: PackageFormat { inner.format }
+    package var progress: (done: Int64, total: Int64) { inner.progress }
+    package var expectedEntryCount: Int? { inner.expectedEntryCount }
+    package var declaredSHA1: String? { inner.declaredSHA1 }
 
-    func nextEntry() throws -> ArchiveEntry? {
+    package func nextEntry() throws -> ArchiveEntry? {
         if let failure {
             self.failure = nil
             throw failure
@@ -32,15 +34,15 @@ final class PeekedReader: PackageReader, ReadAheadReader {
         return try inner.nextEntry()
     }
 
-    func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         try inner.readData(into: buffer)
     }
 
-    func startReadAhead(_ plan: ReadAheadPlan) -> Bool {
+    package func startReadAhead(_ plan: ReadAheadPlan) -> Bool {
         (inner as? ReadAheadReader)?.startReadAhead(plan) ?? false
     }
 
-    func verifyData(head: UnsafeMutableRawBufferPointer) throws -> VerifiedData {
+    package func verifyData(head: UnsafeMutableRawBufferPointer) throws -> VerifiedData {
         if let inner = inner as? ReadAheadReader { return try inner.verifyData(head: head) }
         let scratch = UnsafeMutableRawBufferPointer.allocate(byteCount: 64 << 10, alignment: 16)
         defer { scratch.deallocate() }

@@ -1,5 +1,7 @@
+import PkgKitSupport
+
 /// How a caller will read file data, told to a reader before it starts, so that it can work ahead.
-enum ReadAheadPlan: Sendable {
+package enum ReadAheadPlan: Sendable {
     /// Every byte of every file will be read, in order (extract, diff).
     case deliver
     /// Each file is only checked: nothing beyond its first bytes is wanted (validate).
@@ -7,17 +9,17 @@ enum ReadAheadPlan: Sendable {
 }
 
 /// A file's data read to its end and checked, without handing the bytes over.
-struct VerifiedData: Sendable {
+package struct VerifiedData: Sendable {
     /// Bytes the data really holds.
-    var size: Int64
+    package var size: Int64
     /// How many of the first bytes were copied into the caller's buffer.
-    var headCount: Int
+    package var headCount: Int
     /// A checksum mismatch (the data was read in full, but is not what the TOC says), or nil.
-    var failure: ReadError?
+    package var failure: ReadError?
 }
 
 /// A reader that can read and check file data ahead of its caller, on other threads.
-protocol ReadAheadReader: AnyObject {
+package protocol ReadAheadReader: AnyObject {
     /// Starts working ahead on the entries after the current one; false when this reader cannot.
     /// Called once, before any data of those entries is read.
     func startReadAhead(_ plan: ReadAheadPlan) -> Bool
@@ -28,7 +30,7 @@ protocol ReadAheadReader: AnyObject {
 
 extension ReadAheadReader where Self: PackageReader {
     /// `verifyData` by reading every byte through `readData`, for entries not read ahead.
-    func verifyByReading(head: UnsafeMutableRawBufferPointer, scratch: UnsafeMutableRawBufferPointer) throws -> VerifiedData {
+    package func verifyByReading(head: UnsafeMutableRawBufferPointer, scratch: UnsafeMutableRawBufferPointer) throws -> VerifiedData {
         var result = VerifiedData(size: 0, headCount: 0, failure: nil)
         while true {
             let count: Int

@@ -1,3 +1,5 @@
+import PkgKitSupport
+
 /// One entry of a package being read from, or built from, a folder on disk.
 public struct SourceItem: Sendable {
     /// Where the bytes of a regular file come from.

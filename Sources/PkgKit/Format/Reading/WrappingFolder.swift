@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 /// One wrapping folder (docs/format.md): when an archive's (or a Payload's) root holds exactly
 /// one folder and nothing else, and that folder holds `ContentInfo.plist`, that folder is the
@@ -9,13 +10,13 @@ import Foundation
 /// Finder's "Compress" also puts a top-level `__MACOSX/` of AppleDouble (`._*`) files beside the
 /// folder: it does not count against the one folder, and the unwrapped package shows it as one
 /// `__MACOSX` folder entry, with nothing inside (one `junk-file` warning; nothing extracted).
-enum WrappingFolder {
+package enum WrappingFolder {
     /// The folder of AppleDouble files Finder adds beside what it compresses.
-    static let appleDoubleFolder = Array("__MACOSX".utf8)
+    package static let appleDoubleFolder = Array("__MACOSX".utf8)
 
     /// True when `first` (a package's first entry) leaves a wrapping folder possible: it lies in
     /// a folder other than ContentInfo.plist, Contents or an unsafe name (or in `__MACOSX/`).
-    static func mayBeWrapped(startingWith first: ArchiveEntry) -> Bool {
+    package static func mayBeWrapped(startingWith first: ArchiveEntry) -> Bool {
         guard let top = first.path.components.first.map(Array.init) else { return false }
         if top == appleDoubleFolder { return true }
         // A single-component entry is the folder itself, or a file beside it.
@@ -27,7 +28,7 @@ enum WrappingFolder {
     /// `__MACOSX`) that every entry lies in, when it holds `ContentInfo.plist` as a file; nil
     /// otherwise. Only headers are read. A read failure ends the listing: what was seen decides,
     /// and the package's own pass reports the failure.
-    static func wrapper(listing: any PackageReader) -> [UInt8]? {
+    package static func wrapper(listing: any PackageReader) -> [UInt8]? {
         var folder: [UInt8]?
         var holdsContentInfo = false
         while let entry = try? listing.nextEntry() {
@@ -48,7 +49,7 @@ enum WrappingFolder {
     /// `reader` itself. `reopen` gives a fresh reader of the same package, for the listing pass
     /// that confirms a wrapper: it is needed only when the first entry is a folder other than
     /// Contents, so a bare package costs nothing more.
-    static func unwrap(_ reader: any PackageReader, reopen: () throws -> any PackageReader) -> (reader: any PackageReader, wrapper: String?) {
+    package static func unwrap(_ reader: any PackageReader, reopen: () throws -> any PackageReader) -> (reader: any PackageReader, wrapper: String?) {
         let first: ArchiveEntry
         do {
             guard let entry = try reader.nextEntry() else { return (reader, nil) }
@@ -102,7 +103,7 @@ enum WrappingFolder {
 /// A reader whose every entry lies in one wrapping folder, handed on with that folder taken off
 /// the front of each path (the folder itself becomes the root), so that rules, reports and the
 /// installer see the bare layout and paths relative to the package root.
-final class UnwrappingReader: PackageReader {
+package final class UnwrappingReader: PackageReader {
     private let inner: any PackageReader
     private let folder: [UInt8]
     /// The folder as paths in read errors show it, with the slash after it.
@@ -110,18 +111,18 @@ final class UnwrappingReader: PackageReader {
     /// Whether the `__MACOSX` folder entry was handed out already.
     private var showedAppleDouble = false
 
-    init(_ inner: any PackageReader, folder: [UInt8]) {
+    package init(_ inner: any PackageReader, folder: [UInt8]) {
         self.inner = inner
         self.folder = folder
         shownPrefix = ArchivePath(raw: folder).description + "/"
     }
 
-    var format: PackageFormat { inner.format }
-    var progress: (done: Int64, total: Int64) { inner.progress }
-    var expectedEntryCount: Int? { inner.expectedEntryCount }
-    var declaredSHA1: String? { inner.declaredSHA1 }
+    package var format: PackageFormat { inner.format }
+    package var progress: (done: Int64, total: Int64) { inner.progress }
+    package var expectedEntryCount: Int? { inner.expectedEntryCount }
+    package var declaredSHA1: String? { inner.declaredSHA1 }
 
-    func nextEntry() throws -> ArchiveEntry? {
+    package func nextEntry() throws -> ArchiveEntry? {
         while var entry = try relative({ try inner.nextEntry() }) {
             if entry.path.inside(WrappingFolder.appleDoubleFolder) != nil {
                 // Finder's AppleDouble files: one folder entry stands for them all.
@@ -137,7 +138,7 @@ final class UnwrappingReader: PackageReader {
         return nil
     }
 
-    func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         try relative { try inner.readData(into: buffer) }
     }
 
@@ -164,7 +165,7 @@ final class UnwrappingReader: PackageReader {
 extension ArchivePath {
     /// This path relative to `folder` (a first component): the root for the folder itself, nil
     /// when the path does not lie in it.
-    func inside(_ folder: [UInt8]) -> ArchivePath? {
+    package func inside(_ folder: [UInt8]) -> ArchivePath? {
         guard bytes.starts(with: folder) else { return nil }
         if bytes.count == folder.count { return ArchivePath(raw: []) }
         guard bytes[folder.count] == UInt8(ascii: "/") else { return nil }

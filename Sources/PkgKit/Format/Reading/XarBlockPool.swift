@@ -1,28 +1,30 @@
+import PkgKitSupport
+
 /// The memory decoded entries wait in for the reader: blocks of `blockSize` bytes (or, for an
 /// entry decoded in one call, of its size rounded up to it), counted while handed out, and kept
 /// to be handed out again once given back, up to `maxPooled` bytes: a fresh mapping costs a page
 /// fault per 4 KiB.
 ///
 /// Not thread-safe: its owner calls it under its own lock.
-final class XarBlockPool {
-    static let blockSize = 1 << 20
+package final class XarBlockPool {
+    package static let blockSize = 1 << 20
     /// Freed bytes kept to be handed out again.
-    static let maxPooled = 2 << 20
+    package static let maxPooled = 2 << 20
 
     /// Bytes in blocks handed out and not given back.
-    private(set) var retained = 0
+    package private(set) var retained = 0
     private var free: [Int: [UnsafeMutableRawBufferPointer]] = [:]
     private var pooled = 0
 
     deinit { free.values.forEach { $0.forEach { $0.deallocate() } } }
 
     /// The size of the block that holds `count` bytes.
-    static func size(holding count: Int) -> Int {
+    package static func size(holding count: Int) -> Int {
         max(blockSize, (count + blockSize - 1) / blockSize * blockSize)
     }
 
     /// A block of `size` bytes (one `size(holding:)` gave), a freed one when there is one.
-    func take(_ size: Int) -> UnsafeMutableRawBufferPointer {
+    package func take(_ size: Int) -> UnsafeMutableRawBufferPointer {
         retained += size
         if var blocks = free[size], let freed = blocks.popLast() {
             free[size] = blocks
@@ -33,7 +35,7 @@ final class XarBlockPool {
     }
 
     /// Takes back a block `take` gave.
-    func give(_ block: UnsafeMutableRawBufferPointer) {
+    package func give(_ block: UnsafeMutableRawBufferPointer) {
         retained -= block.count
         if pooled + block.count <= Self.maxPooled {
             free[block.count, default: []].append(block)

@@ -1,14 +1,15 @@
 import Crypto
+import PkgKitSupport
 
 /// A xar checksum style that pkgtool verifies itself (`<archived-checksum style=…>`,
 /// `<extracted-checksum style=…>`, the header's TOC checksum).
-enum XarChecksumStyle: UInt8, Sendable {
+package enum XarChecksumStyle: UInt8, Sendable {
     case none
     case sha1
     case md5
 
     /// The style a TOC names; nil for one pkgtool leaves to libarchive. No attribute means none.
-    init?(name: String?) {
+    package init?(name: String?) {
         // Spelt as xar writers spell them, the names need no Unicode case mapping.
         switch name {
         case nil, "none": self = .none; return
@@ -25,7 +26,7 @@ enum XarChecksumStyle: UInt8, Sendable {
     }
 
     /// The style the header's algorithm number names; nil for a named (SHA-2) one.
-    init?(headerAlgorithm: UInt32) {
+    package init?(headerAlgorithm: UInt32) {
         switch headerAlgorithm {
         case 0: self = .none
         case 1: self = .sha1
@@ -35,7 +36,7 @@ enum XarChecksumStyle: UInt8, Sendable {
     }
 
     /// A digest running in this style, or nil for `none`.
-    func makeDigest() -> XarDigest? {
+    package func makeDigest() -> XarDigest? {
         switch self {
         case .none: return nil
         case .sha1: return .sha1(Insecure.SHA1())
@@ -45,11 +46,11 @@ enum XarChecksumStyle: UInt8, Sendable {
 }
 
 /// A running digest in one of the styles xar uses.
-enum XarDigest {
+package enum XarDigest {
     case sha1(Insecure.SHA1)
     case md5(Insecure.MD5)
 
-    mutating func update(_ bytes: UnsafeRawBufferPointer) {
+    package mutating func update(_ bytes: UnsafeRawBufferPointer) {
         switch self {
         case .sha1(var hasher):
             hasher.update(bufferPointer: bytes)
@@ -60,7 +61,7 @@ enum XarDigest {
         }
     }
 
-    func finalize() -> [UInt8] {
+    package func finalize() -> [UInt8] {
         switch self {
         case .sha1(let hasher): return Array(hasher.finalize())
         case .md5(let hasher): return Array(hasher.finalize())

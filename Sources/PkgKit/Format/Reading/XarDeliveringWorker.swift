@@ -1,17 +1,19 @@
+import PkgKitSupport
+
 /// A read-ahead worker for `.deliver`: every decoded byte goes into the batch's blocks, written
 /// there directly, for the reader to copy out.
-final class XarDeliveringWorker: XarPrefetchWorker {
-    let prefetcher: XarPrefetcher
+package final class XarDeliveringWorker: XarPrefetchWorker {
+    package let prefetcher: XarPrefetcher
     private let decoder: XarEntryDecoder
     /// How much room a streamed chunk asks for at least.
     private static let chunk = 64 << 10
 
-    init(prefetcher: XarPrefetcher, decoder: XarEntryDecoder) {
+    package init(prefetcher: XarPrefetcher, decoder: XarEntryDecoder) {
         self.prefetcher = prefetcher
         self.decoder = decoder
     }
 
-    func decode(_ index: Int, in batch: XarPrefetchBatch, cursor: inout XarPrefetchBatch.Cursor) throws {
+    package func decode(_ index: Int, in batch: XarPrefetchBatch, cursor: inout XarPrefetchBatch.Cursor) throws {
         let record = prefetcher.table.records[index]
         if decoder.fitsWhole(record) {
             let count = Int(record.size)

@@ -1,18 +1,19 @@
 import Foundation
+import PkgKitSupport
 
 /// Reads one small member of a xar straight from its heap, for `inspect`, which describes a
 /// package from its TOC without streaming every member through libarchive.
-enum XarEntryData {
+package enum XarEntryData {
     /// The unpacked bytes of `entry` (zlib or stored) in the xar file at `path`, or nil when they
     /// cannot be had within `limit`.
-    static func read(_ entry: XarTableOfContents.Entry, from path: String, heapStart: Int64, limit: Int) -> Data? {
+    package static func read(_ entry: XarTableOfContents.Entry, from path: String, heapStart: Int64, limit: Int) -> Data? {
         guard let file = try? PackageFile(path: path) else { return nil }
         return read(entry, from: file, heapStart: heapStart, limit: limit)
     }
 
     /// The unpacked bytes of `entry` (zlib or stored) in the xar in `bytes`, or nil when they
     /// cannot be had within `limit`.
-    static func read(_ entry: XarTableOfContents.Entry, from bytes: PackageBytes, heapStart: Int64, limit: Int) -> Data? {
+    package static func read(_ entry: XarTableOfContents.Entry, from bytes: PackageBytes, heapStart: Int64, limit: Int) -> Data? {
         guard let length = entry.length, let offset = entry.offset else { return Data() }
         // Offsets come from the archive: add them without overflow before reading.
         let (start, overflow) = heapStart.addingReportingOverflow(offset)

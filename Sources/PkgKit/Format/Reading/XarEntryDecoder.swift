@@ -1,3 +1,5 @@
+import PkgKitSupport
+
 /// Turns one xar entry's heap bytes into its data: read, inflate, and a check of the sizes and
 /// both TOC digests. The reader uses one on its own thread, and each read-ahead worker has its own.
 ///
@@ -6,8 +8,8 @@
 /// Whenever the one-call way meets anything unexpected it gives up, and streaming the entry again
 /// reports exactly what is wrong; whenever a stream inflater other than zlib's does, zlib streams
 /// the entry again to say what, so the words are zlib's whichever way was tried first.
-final class XarEntryDecoder {
-    let table: XarEntryTable
+package final class XarEntryDecoder {
+    package let table: XarEntryTable
     private let bytes: PackageBytes
     private let path: String
     private let heapStart: Int64
@@ -15,7 +17,7 @@ final class XarEntryDecoder {
     // The entry being streamed.
     private var index = -1
     private var reading = false
-    private(set) var position: Int64 = 0
+    package private(set) var position: Int64 = 0
     private var remaining: Int64 = 0
     private var produced: Int64 = 0
     private var archivedDigest: XarDigest?
@@ -31,13 +33,13 @@ final class XarEntryDecoder {
     private let input: UnsafeMutableRawBufferPointer
     private let whole = WholeBufferInflater()
 
-    static let inputSize = 1 << 20
+    package static let inputSize = 1 << 20
     /// The largest entry (unpacked, and stored) decoded in one call.
-    static let wholeLimit: Int64 = 4 << 20
+    package static let wholeLimit: Int64 = 4 << 20
 
     /// A decoder of `table`'s entries, whose heap starts at `heapStart` in `bytes`; `path` names
     /// the package in messages.
-    init(table: XarEntryTable, bytes: PackageBytes, path: String, heapStart: Int64) {
+    package init(table: XarEntryTable, bytes: PackageBytes, path: String, heapStart: Int64) {
         self.table = table
         self.bytes = bytes
         self.path = path
@@ -50,18 +52,18 @@ final class XarEntryDecoder {
     deinit { input.deallocate() }
 
     /// The entry's path for messages, made only when one is needed.
-    func displayPath(_ index: Int) -> String {
+    package func displayPath(_ index: Int) -> String {
         ArchivePath(raw: table.path(at: index, limit: 4 * PackageLimits.maxPathBytes) ?? []).description
     }
 
     /// Whether `decodeWhole` may try the entry.
-    func fitsWhole(_ record: XarEntryTable.Record) -> Bool {
+    package func fitsWhole(_ record: XarEntryTable.Record) -> Bool {
         record.gzip && record.hasData && record.size >= 0 && record.size <= Self.wholeLimit
             && record.length > 0 && record.length <= Self.wholeLimit + (64 << 10)
     }
 
     /// What `decodeWhole` did.
-    enum WholeDecoding {
+    package enum WholeDecoding {
         /// The data is in the output, inflated cleanly; a digest mismatch if one digest differs.
         case decoded(mismatch: ReadError?)
         /// Stream the entry instead: streaming says what is wrong, if anything.
@@ -70,7 +72,7 @@ final class XarEntryDecoder {
 
     /// Decodes entry `index` into `output` (exactly its declared size) in one call and checks
     /// both digests.
-    func decodeWhole(_ index: Int, into output: UnsafeMutableRawBufferPointer) -> WholeDecoding {
+    package func decodeWhole(_ index: Int, into output: UnsafeMutableRawBufferPointer) -> WholeDecoding {
         let record = table.records[index]
         guard fitsWhole(record), output.count == Int(record.size), let start = heapPosition(record),
               record.length <= bytes.size - start else { return .streamInstead }
@@ -106,7 +108,7 @@ final class XarEntryDecoder {
     }
 
     /// Starts streaming entry `index` (a file).
-    func start(_ index: Int) throws {
+    package func start(_ index: Int) throws {
         try start(index, through: fastest)
     }
 
@@ -138,10 +140,10 @@ final class XarEntryDecoder {
     }
 
     /// Stops streaming the current entry (its data is not wanted after all).
-    func stop() { reading = false }
+    package func stop() { reading = false }
 
     /// The next bytes of the entry being streamed; 0 at its end, once sizes and digests are checked.
-    func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard reading else { return 0 }
         let record = table.records[index]
         do {

@@ -1,47 +1,56 @@
+import PkgKitSupport
+
 /// A xar table of contents kept for reading the heap: one fixed-size record per `<file>`, with
 /// names (not full paths), link targets and digests packed into one byte arena, which so never
 /// outgrows the TOC. A 100,000-file package costs
 /// about 10 MB here, where libarchive keeps several times that in strings and XML.
-struct XarEntryTable: Sendable {
+package struct XarEntryTable: Sendable {
     /// One `<file>`, in document order. Arena positions are 32-bit: a TOC is at most 512 MB.
-    struct Record: Sendable {
+    package struct Record: Sendable {
         /// -1 when the TOC does not say.
-        var size: Int64
-        var length: Int64
-        var offset: Int64
+        package var size: Int64
+        package var length: Int64
+        package var offset: Int64
         /// The `<name>` alone: a path is its parents' names and this one.
-        var nameStart: UInt32
-        var nameCount: UInt32
+        package var nameStart: UInt32
+        package var nameCount: UInt32
         /// The parent's index, or -1 at the top.
-        var parent: Int32
-        var linkStart: UInt32
+        package var parent: Int32
+        package var linkStart: UInt32
         /// -1 for no link.
-        var linkCount: Int32
+        package var linkCount: Int32
         /// The archived digest then the extracted one, decoded from hex.
-        var digestStart: UInt32
-        var archivedCount: UInt8
-        var extractedCount: UInt8
-        var mode: UInt16
-        var kind: EntryKind
-        var archivedStyle: XarChecksumStyle
-        var extractedStyle: XarChecksumStyle
+        package var digestStart: UInt32
+        package var archivedCount: UInt8
+        package var extractedCount: UInt8
+        package var mode: UInt16
+        package var kind: EntryKind
+        package var archivedStyle: XarChecksumStyle
+        package var extractedStyle: XarChecksumStyle
         /// Whether the TOC gives `<data>` at all.
-        var hasData: Bool
-        var gzip: Bool
+        package var hasData: Bool
+        package var gzip: Bool
         /// Where the `<file>` stands in document order.
-        var order: Int32
+        package var order: Int32
     }
 
-    private(set) var records: [Record] = []
-    private(set) var arena: [UInt8] = []
+    package private(set) var records: [Record] = []
+    package private(set) var arena: [UInt8] = []
     /// The chunk tables of the files that have one, by their record's `order`.
-    private(set) var chunkTables: [Int32: ChunkTable] = [:]
+    package private(set) var chunkTables: [Int32: ChunkTable] = [:]
     /// Why libarchive must read this package instead (an encoding, checksum or entry type
     /// pkgtool does not read itself), or nil.
-    private(set) var needsLibArchive: String?
+    package private(set) var needsLibArchive: String?
+
+    package init(records: [Record] = [], arena: [UInt8] = [], chunkTables: [Int32: ChunkTable] = [:], needsLibArchive: String? = nil) {
+        self.records = records
+        self.arena = arena
+        self.chunkTables = chunkTables
+        self.needsLibArchive = needsLibArchive
+    }
 
     /// Adds `entry` (handed over in any order; `finish` puts records in document order).
-    mutating func add(_ entry: XarTableOfContents.Entry) {
+    package mutating func add(_ entry: XarTableOfContents.Entry) {
         // Hard links and unknown types are libarchive's to resolve.
         let kind = EntryKind(knownXarType: entry.type) ?? .hardlink
         if kind == .hardlink { needsLibArchive = needsLibArchive ?? "entry type \(entry.type)" }
@@ -75,7 +84,7 @@ struct XarEntryTable: Sendable {
     /// Puts the records in document order (folders before their contents). Records arrive as
     /// their `<file>` closes, which puts a folder after its contents; they are moved in place,
     /// so the table never exists twice.
-    mutating func finish() {
+    package mutating func finish() {
         inPlace: for start in records.indices {
             // Follow the cycle through `start`: each record goes to the slot its order names.
             while Int(records[start].order) != start {
@@ -96,10 +105,10 @@ struct XarEntryTable: Sendable {
     private mutating func sortByOrder() { records.sort { $0.order < $1.order } }
 
     /// The memory the records and the arena take.
-    var byteCount: Int { records.count * MemoryLayout<Record>.stride + arena.count }
+    package var byteCount: Int { records.count * MemoryLayout<Record>.stride + arena.count }
 
     /// The full path of the record at `index`, or nil when it passes `limit` bytes.
-    func path(at index: Int, limit: Int) -> [UInt8]? {
+    package func path(at index: Int, limit: Int) -> [UInt8]? {
         var names: [Range<Int>] = []
         var length = -1
         var current = index
@@ -123,22 +132,22 @@ struct XarEntryTable: Sendable {
     }
 
     /// The chunk table of a record's file, when the TOC gives one that fits it.
-    func chunks(_ record: Record) -> ChunkTable? { chunkTables.isEmpty ? nil : chunkTables[record.order] }
+    package func chunks(_ record: Record) -> ChunkTable? { chunkTables.isEmpty ? nil : chunkTables[record.order] }
 
     /// The `<name>` of a record alone.
-    func name(_ record: Record) -> ArraySlice<UInt8> {
+    package func name(_ record: Record) -> ArraySlice<UInt8> {
         arena[Int(record.nameStart)..<Int(record.nameStart) + Int(record.nameCount)]
     }
 
-    func link(_ record: Record) -> [UInt8]? {
+    package func link(_ record: Record) -> [UInt8]? {
         record.linkCount < 0 ? nil : Array(arena[Int(record.linkStart)..<Int(record.linkStart) + Int(record.linkCount)])
     }
 
-    func archivedDigest(_ record: Record) -> ArraySlice<UInt8> {
+    package func archivedDigest(_ record: Record) -> ArraySlice<UInt8> {
         arena[Int(record.digestStart)..<Int(record.digestStart) + Int(record.archivedCount)]
     }
 
-    func extractedDigest(_ record: Record) -> ArraySlice<UInt8> {
+    package func extractedDigest(_ record: Record) -> ArraySlice<UInt8> {
         let start = Int(record.digestStart) + Int(record.archivedCount)
         return arena[start..<start + Int(record.extractedCount)]
     }

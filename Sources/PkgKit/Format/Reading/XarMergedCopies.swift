@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 /// Recognises what libarchive's xar writer makes of a path given twice (`bsdtar -cf x.xar a a`):
 /// one `<file>` whose `<length>` counts the compressed data once per copy, while the heap holds
@@ -6,7 +7,7 @@ import Foundation
 /// truncated). libarchive's reader then spins or reports truncation; pkgtool names the duplicate.
 package enum XarMergedCopies {
     /// The most data examined: the check reads the entry's stored bytes once more.
-    static let maxLength: Int64 = 64 << 20
+    package static let maxLength: Int64 = 64 << 20
 
     /// How many copies a declared length counts, when it is an exact multiple (≥ 2) of the bytes
     /// its first zlib stream took; nil when the data is plain corruption.

@@ -1,7 +1,9 @@
+import PkgKitSupport
+
 /// One read-ahead thread's work: it takes batches from the prefetcher and decodes their entries
 /// until none is left or the reader has gone. `XarDeliveringWorker` hands every byte over;
 /// `XarVerifyingWorker` checks each entry and keeps only its first bytes.
-protocol XarPrefetchWorker: AnyObject {
+package protocol XarPrefetchWorker: AnyObject {
     var prefetcher: XarPrefetcher { get }
     /// Decodes entry `index` of `batch`, leaving its bytes (or its first bytes) there and finishing
     /// it; throws only `XarPrefetcher.Cancelled`.
@@ -11,7 +13,7 @@ protocol XarPrefetchWorker: AnyObject {
 extension XarPrefetchWorker {
     /// Works until no batch is left or the reader has gone. A read that fails fails its entry,
     /// which the reader meets in order; the worker goes on to the next.
-    func run() {
+    package func run() {
         do {
             while let batch = prefetcher.take() {
                 var cursor: XarPrefetchBatch.Cursor = nil

@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 /// Reads and checks xar entries' data ahead of the reader, on worker threads, and hands it over
 /// in TOC order. The heap is random access: each worker reads, inflates and verifies a batch of
@@ -11,27 +12,27 @@ import Foundation
 /// reader can always make progress), and later batches wait for room. With `.verify`, only the
 /// first bytes of each file are kept (what executable detection and the plist need), so workers
 /// run ahead freely. Entries past the package's size limit are never started.
-final class XarPrefetcher: @unchecked Sendable {
+package final class XarPrefetcher: @unchecked Sendable {
     // @unchecked Sendable: every `var` below (and every batch's fields) is read and written only
     // with `condition` locked; `table`, `work`, `plan` and the bounds are immutable; each worker
     // owns its decoder and scratch memory, and block memory is handed over under the lock.
 
     /// Decoded bytes held for the reader (`.deliver`).
-    static let window = 3 << 20
+    package static let window = 3 << 20
     /// What the reader's current batch may hold beyond `window`.
-    static let streamCap = 2 << 20
+    package static let streamCap = 2 << 20
     /// A batch ends after this many decoded bytes or entries.
-    static let batchBytes: Int64 = 1 << 20
-    static let batchEntries = 1024
+    package static let batchBytes: Int64 = 1 << 20
+    package static let batchEntries = 1024
     /// The first bytes of each file kept in `.verify`.
-    static let headBytes = ExecutableFormat.headBytes
+    package static let headBytes = ExecutableFormat.headBytes
     /// How many entries past the awaited one a worker checks before waking the reader (`.verify`),
     /// unless its batch ends first: a reader woken for each entry catches up at once and waits
     /// again, and on many tiny files the wake-ups cost more than the checks.
-    static let wakeAhead = 64
+    package static let wakeAhead = 64
 
     /// Where the reader is in one entry's data.
-    struct Handle {
+    package struct Handle {
         fileprivate let batch: XarPrefetchBatch
         fileprivate let slot: Int
         fileprivate var piece = 0
@@ -39,12 +40,12 @@ final class XarPrefetcher: @unchecked Sendable {
     }
 
     /// Work was stopped: the reader has gone.
-    struct Cancelled: Error {}
+    package struct Cancelled: Error {}
 
-    let plan: ReadAheadPlan
-    let table: XarEntryTable
+    package let plan: ReadAheadPlan
+    package let table: XarEntryTable
     /// Whether each entry has data to decode here.
-    let work: [Bool]
+    package let work: [Bool]
     private let start: Int
     private let endIndex: Int
     private let condition = NSCondition()
@@ -61,7 +62,7 @@ final class XarPrefetcher: @unchecked Sendable {
     /// Read-ahead over the entries from `start` on that `work` marks, up to the first whose
     /// declared size would take the total past `maxSize` (that one included: the scanner stops
     /// after it). No work starts before `start(workers:makeWorker:)`.
-    init(plan: ReadAheadPlan, table: XarEntryTable, work: [Bool], start: Int, maxSize: Int64) {
+    package init(plan: ReadAheadPlan, table: XarEntryTable, work: [Bool], start: Int, maxSize: Int64) {
         self.plan = plan
         self.table = table
         self.work = work
@@ -89,7 +90,7 @@ final class XarPrefetcher: @unchecked Sendable {
     }
 
     /// Starts `workers` threads, each running the worker `makeWorker` makes on it.
-    func start(workers: Int, makeWorker: @escaping @Sendable (XarPrefetcher) -> any XarPrefetchWorker) {
+    package func start(workers: Int, makeWorker: @escaping @Sendable (XarPrefetcher) -> any XarPrefetchWorker) {
         condition.lock()
         running += workers
         condition.unlock()
@@ -105,10 +106,10 @@ final class XarPrefetcher: @unchecked Sendable {
     }
 
     /// Whether entry `index`'s data comes from here.
-    func covers(_ index: Int) -> Bool { index >= start && index < endIndex && work[index] }
+    package func covers(_ index: Int) -> Bool { index >= start && index < endIndex && work[index] }
 
     /// Stops the workers and waits until they have (so until reads under way have returned).
-    func shutdown() {
+    package func shutdown() {
         condition.lock()
         cancelled = true
         condition.broadcast()
@@ -119,7 +120,7 @@ final class XarPrefetcher: @unchecked Sendable {
     // MARK: - The reader's side
 
     /// Where entry `index`'s data will be found; the batches before it are given back.
-    func handle(_ index: Int) -> Handle {
+    package func handle(_ index: Int) -> Handle {
         condition.lock()
         defer { condition.unlock() }
         while true {
@@ -136,7 +137,7 @@ final class XarPrefetcher: @unchecked Sendable {
 
     /// Copies the next decoded bytes of the entry (`.deliver`); 0 at its end, after which its
     /// failure, if any, is thrown.
-    func read(_ handle: inout Handle, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func read(_ handle: inout Handle, into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         condition.lock()
         var outcome = handle.batch.outcomes[handle.slot]
         while handle.piece >= outcome.pieceCount && !outcome.done {
@@ -169,7 +170,7 @@ final class XarPrefetcher: @unchecked Sendable {
 
     /// Waits for the entry's check (`.verify`) and copies its kept first bytes into `head`; nil
     /// when fewer were kept than `head` asks for (the caller then reads the entry itself).
-    func verified(_ handle: Handle, head: UnsafeMutableRawBufferPointer) throws -> VerifiedData? {
+    package func verified(_ handle: Handle, head: UnsafeMutableRawBufferPointer) throws -> VerifiedData? {
         condition.lock()
         if !handle.batch.outcomes[handle.slot].done {
             awaited = (handle.batch, handle.slot)
@@ -211,7 +212,7 @@ final class XarPrefetcher: @unchecked Sendable {
     // MARK: - The workers' side
 
     /// The next batch to work on, or nil when there is none (or work was cancelled).
-    func take() -> XarPrefetchBatch? {
+    package func take() -> XarPrefetchBatch? {
         condition.lock()
         defer { condition.unlock() }
         while nextIndex < endIndex && !work[nextIndex] { nextIndex += 1 }
@@ -235,21 +236,21 @@ final class XarPrefetcher: @unchecked Sendable {
     }
 
     /// A worker has done a batch.
-    func batchDone() {
+    package func batchDone() {
         condition.lock()
         wakeReader()
         condition.unlock()
     }
 
     /// Throws `Cancelled` once the reader has gone: a worker asks between the chunks of a long entry.
-    func checkCancelled() throws {
+    package func checkCancelled() throws {
         condition.lock()
         defer { condition.unlock() }
         if cancelled { throw Cancelled() }
     }
 
     /// A worker starts on entry `index` of `batch`: its pieces start here.
-    func begin(_ index: Int, in batch: XarPrefetchBatch) {
+    package func begin(_ index: Int, in batch: XarPrefetchBatch) {
         condition.lock()
         batch.outcomes[index - batch.first].pieceStart = batch.pieces.count
         condition.unlock()
@@ -257,7 +258,7 @@ final class XarPrefetcher: @unchecked Sendable {
 
     /// Room for at least `atLeast` bytes in the batch's current block (exactly `exact` when given),
     /// taking a new block (and waiting for room in the window) when the current one is too full.
-    func space(_ batch: XarPrefetchBatch, _ cursor: inout XarPrefetchBatch.Cursor, atLeast: Int, exact: Int?) throws -> UnsafeMutableRawBufferPointer {
+    package func space(_ batch: XarPrefetchBatch, _ cursor: inout XarPrefetchBatch.Cursor, atLeast: Int, exact: Int?) throws -> UnsafeMutableRawBufferPointer {
         condition.lock()
         defer { condition.unlock() }
         if let current = cursor, let block = batch.blocks[current.block], block.count - current.used >= atLeast {
@@ -279,7 +280,7 @@ final class XarPrefetcher: @unchecked Sendable {
     }
 
     /// Publishes `count` bytes just written at the cursor as entry `index`'s next piece.
-    func commit(_ index: Int, in batch: XarPrefetchBatch, _ cursor: inout XarPrefetchBatch.Cursor, _ count: Int) {
+    package func commit(_ index: Int, in batch: XarPrefetchBatch, _ cursor: inout XarPrefetchBatch.Cursor, _ count: Int) {
         guard count > 0, let current = cursor else { return }
         let slot = index - batch.first
         condition.lock()
@@ -292,7 +293,7 @@ final class XarPrefetcher: @unchecked Sendable {
     }
 
     /// Entry `index` is done: it held `size` bytes, and failed with `failure` if not nil.
-    func finish(_ index: Int, in batch: XarPrefetchBatch, size: Int64, failure: ReadError?) {
+    package func finish(_ index: Int, in batch: XarPrefetchBatch, size: Int64, failure: ReadError?) {
         let slot = index - batch.first
         condition.lock()
         batch.outcomes[slot].size = size

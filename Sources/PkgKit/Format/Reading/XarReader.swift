@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 /// Reads a xar itself: the TOC streamed once into a compact `XarEntryTable`, then each file's
 /// heap bytes through the package's `PackageBytes` (`pread` for a file), inflated and checked
@@ -9,8 +10,8 @@ import Foundation
 /// a file, hashes stored data once when both digests are the same, and can skip a file's data
 /// without reading it. Packages it does not read itself (other encodings or checksum styles,
 /// hard links, a nonstandard header) go to the registered `ArchiveSupport` (libarchive).
-final class XarReader: PackageReader, ReadAheadReader {
-    let format: PackageFormat = .xar
+package final class XarReader: PackageReader, ReadAheadReader {
+    package let format: PackageFormat = .xar
     private let path: String
     private let bytes: PackageBytes
     private let heapStart: Int64
@@ -29,10 +30,10 @@ final class XarReader: PackageReader, ReadAheadReader {
     private var position: Int64 = 0
     private var scratch: UnsafeMutableRawBufferPointer?
 
-    static let inputSize = XarEntryDecoder.inputSize
+    package static let inputSize = XarEntryDecoder.inputSize
 
     /// What `open` found.
-    enum Opening {
+    package enum Opening {
         /// pkgtool reads this package itself.
         case reader(XarReader)
         /// Another reader must: why, in words (a TOC that does not parse, an encoding…).
@@ -40,7 +41,7 @@ final class XarReader: PackageReader, ReadAheadReader {
     }
 
     /// Opens the xar file at `path`, read with `pread`; see `open(_:path:limits:dataWanted:memo:)`.
-    static func open(path: String, limits: PackageLimits, dataWanted: ((_ entryIndex: Int) -> Bool)? = nil,
+    package static func open(path: String, limits: PackageLimits, dataWanted: ((_ entryIndex: Int) -> Bool)? = nil,
                      memo: XarTableMemo? = nil) throws -> Opening {
         try open(PackageFile(path: path), path: path, limits: limits, dataWanted: dataWanted, memo: memo)
     }
@@ -56,7 +57,7 @@ final class XarReader: PackageReader, ReadAheadReader {
     /// read, inflated or checked, and `readData` returns 0 for it at once. nil wants every entry.
     /// With a `memo`, the table a previous pass kept there is used when the package still holds the
     /// TOC it was parsed from, and the table parsed here is kept for the next pass.
-    static func open(_ bytes: PackageBytes, path: String, limits: PackageLimits, dataWanted: ((_ entryIndex: Int) -> Bool)? = nil,
+    package static func open(_ bytes: PackageBytes, path: String, limits: PackageLimits, dataWanted: ((_ entryIndex: Int) -> Bool)? = nil,
                      memo: XarTableMemo? = nil) throws -> Opening {
         if let memo, let kept = memo.take(), let reader = try reopen(bytes, path: path, kept: kept, limits: limits, dataWanted: dataWanted) {
             memo.keep(kept)
@@ -119,13 +120,13 @@ final class XarReader: PackageReader, ReadAheadReader {
         scratch?.deallocate()
     }
 
-    var progress: (done: Int64, total: Int64) { (max(position, decoder.position), bytes.size) }
+    package var progress: (done: Int64, total: Int64) { (max(position, decoder.position), bytes.size) }
 
-    var expectedEntryCount: Int? { table.records.count }
+    package var expectedEntryCount: Int? { table.records.count }
 
     /// The sha1 the TOC gives for the current file's data, once it has been checked (nil for an
     /// entry whose data is not wanted: nothing of it is checked).
-    var declaredSHA1: String? {
+    package var declaredSHA1: String? {
         guard let record, record.extractedStyle == .sha1, isWanted(index) else { return nil }
         return table.extractedDigest(record).hexString
     }
@@ -171,12 +172,12 @@ final class XarReader: PackageReader, ReadAheadReader {
 
     /// Worker threads for read-ahead: one per core; none on a single core, where they would
     /// only take turns with the reader.
-    static var readAheadWorkers: Int {
+    package static var readAheadWorkers: Int {
         let cores = ProcessInfo.processInfo.activeProcessorCount
         return cores >= 2 ? min(cores, 4) : 0
     }
 
-    func startReadAhead(_ plan: ReadAheadPlan) -> Bool {
+    package func startReadAhead(_ plan: ReadAheadPlan) -> Bool {
         let workers = Self.readAheadWorkers
         guard prefetcher == nil, tocFailure == nil, workers > 0, index < table.records.count else { return false }
         let (table, bytes, path, heapStart) = (table, bytes, path, heapStart)
@@ -198,7 +199,7 @@ final class XarReader: PackageReader, ReadAheadReader {
         return true
     }
 
-    func verifyData(head: UnsafeMutableRawBufferPointer) throws -> VerifiedData {
+    package func verifyData(head: UnsafeMutableRawBufferPointer) throws -> VerifiedData {
         if let prefetcher, let current = handle, prefetcher.plan == .verify {
             handle = nil
             if let result = try prefetcher.verified(current, head: head) { return result }
@@ -211,7 +212,7 @@ final class XarReader: PackageReader, ReadAheadReader {
 
     // MARK: - Entries
 
-    func nextEntry() throws -> ArchiveEntry? {
+    package func nextEntry() throws -> ArchiveEntry? {
         if let failure = tocFailure {
             tocFailure = nil
             index = table.records.count
@@ -246,7 +247,7 @@ final class XarReader: PackageReader, ReadAheadReader {
         record = nil
     }
 
-    func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
+    package func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
         guard record != nil else { return 0 }
         if var current = handle, let prefetcher {
             if prefetcher.plan == .deliver {

@@ -1,3 +1,5 @@
+import PkgKitSupport
+
 /// Why a xar's table of contents could not be read.
 public enum XarTOCError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The package's bytes could not be read: the system's words (errno's text), or the source's.
@@ -28,7 +30,7 @@ public enum XarTOCError: Error, Sendable, Equatable, CustomStringConvertible {
     }
 
     /// What a package's source threw, in words.
-    init(sourceFailure error: any Error) {
+    package init(sourceFailure error: any Error) {
         self = .unreadable((error as? ReadError)?.message ?? String(describing: error))
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 /// Inflates the zlib TOC that starts at byte 28 of a xar on a thread of its own, a few chunks
 /// ahead of the XML parser that takes them: until the TOC is read there is nothing else for a
@@ -10,11 +11,11 @@ import Foundation
 // Unchecked: `filled`, `taken`, `counts`, `holding`, `state`, `cancelled` and `running` are touched
 // only under `condition`; a ring slot is written by the inflating thread only while it is neither
 // filled nor held by the reader, which `filled - taken < depth` guarantees.
-final class XarTOCInflater: @unchecked Sendable {
-    static let chunkSize = 128 << 10
-    static let depth = 4
+package final class XarTOCInflater: @unchecked Sendable {
+    package static let chunkSize = 128 << 10
+    package static let depth = 4
     /// Compressed bytes read from the package at a time.
-    static let inputSize = 64 << 10
+    package static let inputSize = 64 << 10
 
     private enum State: Equatable {
         case inflating, ended
@@ -40,7 +41,7 @@ final class XarTOCInflater: @unchecked Sendable {
     private var running = false
 
     /// An inflater for the TOC of the xar in `bytes`; it works once started.
-    init(bytes: PackageBytes, maxBytes: Int64) {
+    package init(bytes: PackageBytes, maxBytes: Int64) {
         self.bytes = bytes
         self.maxBytes = maxBytes
         ring = (0..<Self.depth).map { _ in .allocate(byteCount: Self.chunkSize, alignment: 16) }
@@ -51,7 +52,7 @@ final class XarTOCInflater: @unchecked Sendable {
 
     /// Starts inflating on a thread of its own. Call `stop` once no more chunks are wanted: until
     /// then the thread may wait for room in the ring.
-    func start() {
+    package func start() {
         condition.lock()
         running = true
         condition.unlock()
@@ -60,7 +61,7 @@ final class XarTOCInflater: @unchecked Sendable {
 
     /// The next chunk of XML (valid until the next call), empty once the TOC has ended. Throws
     /// when it cannot be inflated: unreadable, damaged, cut short, or longer than `maxBytes`.
-    func next() throws(XarTOCError) -> UnsafeRawBufferPointer {
+    package func next() throws(XarTOCError) -> UnsafeRawBufferPointer {
         condition.lock()
         defer { condition.unlock() }
         if holding {
@@ -77,7 +78,7 @@ final class XarTOCInflater: @unchecked Sendable {
     }
 
     /// Stops inflating and waits until the thread has (and so until a read under way returns).
-    func stop() {
+    package func stop() {
         condition.lock()
         cancelled = true
         condition.broadcast()

@@ -1,13 +1,14 @@
-internal import CXML2
+package import CXML2
 import Foundation
+import PkgKitSupport
 
 /// What an element of a xar TOC is to the parser, judged by its name and the element it sits in.
-enum XarTOCElement {
+package enum XarTOCElement {
     case file, name, type, mode, link, data, length, offset, size, encoding, archivedChecksum, extractedChecksum
     case checksum, checksumOffset, checksumSize, chunks, other
 
     /// What the element named `name` is inside `parent`.
-    static func classify(_ name: UnsafePointer<xmlChar>?, inside parent: XarTOCElement?) -> XarTOCElement {
+    package static func classify(_ name: UnsafePointer<xmlChar>?, inside parent: XarTOCElement?) -> XarTOCElement {
         guard let name else { return .other }
         return classify(inside: parent) {
             strcmp(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self), UnsafeRawPointer($0.text.utf8Start).assumingMemoryBound(to: CChar.self)) == 0
@@ -16,7 +17,7 @@ enum XarTOCElement {
 
     /// What an element whose name is `named` is, inside `parent`.
     @inline(__always)
-    static func classify(inside parent: XarTOCElement?, _ named: (XarTOCName) -> Bool) -> XarTOCElement {
+    package static func classify(inside parent: XarTOCElement?, _ named: (XarTOCName) -> Bool) -> XarTOCElement {
         if named(.file) { return .file }
         switch parent {
         case .file:
@@ -44,10 +45,10 @@ enum XarTOCElement {
 }
 
 /// The element names the parser reads.
-enum XarTOCName: Int, CaseIterable {
+package enum XarTOCName: Int, CaseIterable {
     case file, name, type, mode, link, data, length, offset, size, encoding, archivedChecksum, extractedChecksum, checksum, chunks
 
-    var text: StaticString {
+    package var text: StaticString {
         switch self {
         case .file: "file"
         case .name: "name"
@@ -70,11 +71,11 @@ enum XarTOCName: Int, CaseIterable {
 /// The element names the parser reads, as the parser's dictionary holds them. libxml2 hands SAX2
 /// callbacks names from that dictionary, one copy per name, so comparing pointers tells them
 /// apart without a `strcmp` per element.
-struct XarTOCInternedNames {
-    let dictionary: xmlDictPtr
-    let pointers: [UnsafePointer<xmlChar>?]
+package struct XarTOCInternedNames {
+    package let dictionary: xmlDictPtr
+    package let pointers: [UnsafePointer<xmlChar>?]
 
-    init?(_ dictionary: xmlDictPtr?) {
+    package init?(_ dictionary: xmlDictPtr?) {
         guard let dictionary else { return nil }
         self.dictionary = dictionary
         pointers = XarTOCName.allCases.map { xmlDictLookup(dictionary, $0.text.utf8Start, Int32($0.text.utf8CodeUnitCount)) }
@@ -82,7 +83,7 @@ struct XarTOCInternedNames {
 
     /// What `XarTOCElement.classify` says, or nil for a name the dictionary does not hold (then
     /// it is compared by its text).
-    func classify(_ element: UnsafePointer<xmlChar>?, inside parent: XarTOCElement?) -> XarTOCElement? {
+    package func classify(_ element: UnsafePointer<xmlChar>?, inside parent: XarTOCElement?) -> XarTOCElement? {
         guard let element else { return .other }
         let found = XarTOCElement.classify(inside: parent) { element == pointers[$0.rawValue] }
         return found != .other || xmlDictOwns(dictionary, element) == 1 ? found : nil

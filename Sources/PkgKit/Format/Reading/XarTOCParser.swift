@@ -1,32 +1,33 @@
 import Foundation
-internal import CXML2
+package import CXML2
+import PkgKitSupport
 
 /// The state of one parse of a xar TOC, driven by libxml2's SAX2 push parser, which is fed straight
 /// from the inflating TOC: no node is built for any element, and only the text of the elements read
 /// is kept, in one buffer used again and again.
-struct XarTOCParser {
-    typealias Entry = XarTableOfContents.Entry
+package struct XarTOCParser {
+    package typealias Entry = XarTableOfContents.Entry
 
-    var toc: XarTableOfContents
-    let keepEntries: Bool
-    let visit: ((Entry) -> Void)?
-    var context: xmlParserCtxtPtr?
-    var names: XarTOCInternedNames?
+    package var toc: XarTableOfContents
+    package let keepEntries: Bool
+    package let visit: ((Entry) -> Void)?
+    package var context: xmlParserCtxtPtr?
+    package var names: XarTOCInternedNames?
     /// Set when the TOC passed a limit: parsing has been stopped.
-    var failure: XarTOCError?
-    var elements: [XarTOCElement] = []
+    package var failure: XarTOCError?
+    package var elements: [XarTOCElement] = []
     /// The open `<file>` elements.
-    var open: [(slot: Int, entry: Entry, named: Bool, chunks: (ChunkTable.Declared, [UInt8])?)] = []
-    var count = 0
-    var base64Name = false
+    package var open: [(slot: Int, entry: Entry, named: Bool, chunks: (ChunkTable.Declared, [UInt8])?)] = []
+    package var count = 0
+    package var base64Name = false
     /// The text of the innermost element, when it is one whose text is read.
-    var text: [UInt8] = []
+    package var text: [UInt8] = []
     /// The `<chunks>` element being read: its attributes, and its text up to what they allow.
-    var chunks: (declared: ChunkTable.Declared, limit: Int, text: [UInt8])?
+    package var chunks: (declared: ChunkTable.Declared, limit: Int, text: [UInt8])?
     /// Chunks declared so far by accepted tables, against `XarTableOfContents.maxChunks`.
-    var chunkCount: Int64 = 0
+    package var chunkCount: Int64 = 0
 
-    init(toc: XarTableOfContents, keepEntries: Bool, visit: ((Entry) -> Void)?) {
+    package init(toc: XarTableOfContents, keepEntries: Bool, visit: ((Entry) -> Void)?) {
         self.toc = toc
         self.keepEntries = keepEntries
         self.visit = visit
@@ -34,7 +35,7 @@ struct XarTOCParser {
     }
 
     /// Parses the XML `inflater` hands out into `toc`; see `XarTableOfContents.read`.
-    static func parse(_ inflater: XarTOCInflater, into toc: XarTableOfContents, keepEntries: Bool,
+    package static func parse(_ inflater: XarTOCInflater, into toc: XarTableOfContents, keepEntries: Bool,
                       visit: ((Entry) -> Void)?) throws(XarTOCError) -> XarTableOfContents {
         LibXMLSetup.ensure()
         // The parse state lives behind a pointer: the callbacks reach it as `pointee`, which Swift
@@ -86,12 +87,12 @@ struct XarTOCParser {
         return .malformed("the table of contents is not well-formed XML (libxml2: \(words), line \(error.pointee.line))")
     }
 
-    mutating func fail(_ limit: XarTOCError.Limit) {
+    package mutating func fail(_ limit: XarTOCError.Limit) {
         failure = .limitPassed(limit)
         if let context { xmlStopParser(context) }
     }
 
-    mutating func start(_ name: UnsafePointer<xmlChar>?, _ attributeCount: Int32, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
+    package mutating func start(_ name: UnsafePointer<xmlChar>?, _ attributeCount: Int32, _ attributes: UnsafeMutablePointer<UnsafePointer<xmlChar>?>?) {
         guard failure == nil else { return }
         let element = names?.classify(name, inside: elements.last) ?? XarTOCElement.classify(name, inside: elements.last)
         switch element {
@@ -134,7 +135,7 @@ struct XarTOCParser {
         guard elements.count < XarTableOfContents.maxDepth else { return fail(.depth) }
     }
 
-    mutating func characters(_ bytes: UnsafePointer<xmlChar>?, _ length: Int32) {
+    package mutating func characters(_ bytes: UnsafePointer<xmlChar>?, _ length: Int32) {
         guard failure == nil, let bytes, length > 0, let top = elements.last, top != .other, top != .file, top != .data else { return }
         if top == .chunks {
             // A table longer than its count allows is not one: dropped whole.
@@ -147,7 +148,7 @@ struct XarTOCParser {
         if room > 0 { text.append(contentsOf: UnsafeBufferPointer(start: bytes, count: min(Int(length), room))) }
     }
 
-    mutating func end() {
+    package mutating func end() {
         guard failure == nil, let top = elements.popLast() else { return }
         defer { if !text.isEmpty { text.removeAll(keepingCapacity: true) } }
         if top == .file {
@@ -228,7 +229,7 @@ struct XarTOCParser {
 
     /// A decimal number as `Int64(String)` reads one (an optional sign, digits, nothing else);
     /// nil otherwise or on overflow.
-    static func decimal(_ text: [UInt8]) -> Int64? {
+    package static func decimal(_ text: [UInt8]) -> Int64? {
         var digits = text[...]
         var negative = false
         if let first = digits.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
@@ -249,7 +250,7 @@ struct XarTOCParser {
     }
 
     /// An octal number with optional blanks around it (`<mode>0644</mode>`); nil when it is not one.
-    static func octal(_ text: [UInt8]) -> UInt32? {
+    package static func octal(_ text: [UInt8]) -> UInt32? {
         var value: UInt32 = 0
         var digits = 0
         var index = 0

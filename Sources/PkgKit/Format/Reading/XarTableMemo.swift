@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 /// A xar table of contents kept from one pass over a package for the next pass over the same
 /// file. An install reads a package twice (a first look that judges names and sizes, then the
@@ -12,27 +13,29 @@ import Foundation
 /// peak memory by more than that. A table taken and found to fit is kept again, for the pass after
 /// (a caller may parse the TOC to plan what to fetch, then install with two passes over the same copy).
 // Unchecked: `kept` is touched only under `lock`; `XarEntryTable` is a value.
-final class XarTableMemo: @unchecked Sendable {
+package final class XarTableMemo: @unchecked Sendable {
     /// What a pass parsed, and what identifies the TOC it parsed.
-    struct Kept {
-        var toc: XarTableOfContents
-        var table: XarEntryTable
+    package struct Kept {
+        package var toc: XarTableOfContents
+        package var table: XarEntryTable
         /// The compressed TOC's digest in the header's checksum style.
-        var digest: [UInt8]
+        package var digest: [UInt8]
     }
 
     /// The largest table kept (records and names): a 10,000-file package's is about 1.2 MB.
-    static let maxKeptBytes = 4 << 20
+    package static let maxKeptBytes = 4 << 20
 
     private let lock = NSLock()
     private var kept: Kept?
     private var taken = 0
 
+    package init() {}
+
     /// How many passes have taken a table from here.
-    var timesTaken: Int { lock.withLock { taken } }
+    package var timesTaken: Int { lock.withLock { taken } }
 
     /// Keeps what a pass parsed, when small enough, for the next pass.
-    func keep(_ value: Kept) {
+    package func keep(_ value: Kept) {
         guard value.table.byteCount <= Self.maxKeptBytes else { return }
         lock.lock()
         kept = value
@@ -40,12 +43,12 @@ final class XarTableMemo: @unchecked Sendable {
     }
 
     /// What the previous pass kept, if any, left kept.
-    func peek() -> Kept? {
+    package func peek() -> Kept? {
         lock.withLock { kept }
     }
 
     /// What the previous pass kept, if any; it is no longer kept.
-    func take() -> Kept? {
+    package func take() -> Kept? {
         lock.lock()
         defer { lock.unlock() }
         let value = kept

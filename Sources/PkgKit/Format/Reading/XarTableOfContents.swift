@@ -1,3 +1,5 @@
+import PkgKitSupport
+
 /// A xar table of contents as data: every `<file>` with the facts libarchive does not expose
 /// (stored length, heap offset, encoding, checksums). Read with libxml2's streaming parser
 /// straight from the inflating TOC, so the XML is never held whole.
@@ -37,6 +39,25 @@ public struct XarTableOfContents: Sendable {
         /// `<chunks>`: how a large file is cut into chunks, when the TOC says and the
         /// table fits the file exactly (see `ChunkTable`).
         public var chunks: ChunkTable?
+
+        package init(order: Int = 0, pathBytes: [UInt8] = [], name: [UInt8] = [], parent: Int = -1, type: String = "", mode: UInt32? = nil, linkTarget: [UInt8]? = nil, size: Int64? = nil, length: Int64? = nil, offset: Int64? = nil, encoding: String? = nil, archivedStyle: String? = nil, archivedChecksum: String? = nil, extractedStyle: String? = nil, extractedChecksum: String? = nil, chunks: ChunkTable? = nil) {
+            self.order = order
+            self.pathBytes = pathBytes
+            self.name = name
+            self.parent = parent
+            self.type = type
+            self.mode = mode
+            self.linkTarget = linkTarget
+            self.size = size
+            self.length = length
+            self.offset = offset
+            self.encoding = encoding
+            self.archivedStyle = archivedStyle
+            self.archivedChecksum = archivedChecksum
+            self.extractedStyle = extractedStyle
+            self.extractedChecksum = extractedChecksum
+            self.chunks = chunks
+        }
     }
 
     /// The TOC checksum style (`sha1`, `md5`, …).
@@ -54,15 +75,15 @@ public struct XarTableOfContents: Sendable {
     public var entries: [Entry] = []
 
     /// The most TOC XML read, whatever the header claims.
-    static let maxTOCBytes: Int64 = 512 << 20
+    package static let maxTOCBytes: Int64 = 512 << 20
     /// The most `<file>` elements accepted.
-    static let maxEntries = 1_000_000
+    package static let maxEntries = 1_000_000
     /// The longest path kept: longer ones are cut here and refused by every reader.
-    static let maxPathBytes = 4 * PackageLimits.maxPathBytes + 1
+    package static let maxPathBytes = 4 * PackageLimits.maxPathBytes + 1
     /// The deepest element nesting accepted.
-    static let maxDepth = 600
+    package static let maxDepth = 600
     /// The most chunks all chunk tables together may declare; past it, tables are ignored.
-    static let maxChunks = 1 << 20
+    package static let maxChunks = 1 << 20
 
     /// The entry at `path`, if any.
     public func entry(_ path: String) -> Entry? { entries.first { $0.pathBytes.elementsEqual(path.utf8) } }

@@ -1,13 +1,15 @@
+import PkgKitSupport
+
 /// A read-ahead worker for `.verify`: each entry is decoded into scratch memory of the worker's
 /// own and checked, and only its first bytes (`keepLimit`) go into the batch's blocks.
-final class XarVerifyingWorker: XarPrefetchWorker {
-    let prefetcher: XarPrefetcher
+package final class XarVerifyingWorker: XarPrefetchWorker {
+    package let prefetcher: XarPrefetcher
     private let decoder: XarEntryDecoder
     /// Bytes kept of entry `index`.
     private let keepLimit: (Int) -> Int
     private let scratch: UnsafeMutableRawBufferPointer
 
-    init(prefetcher: XarPrefetcher, decoder: XarEntryDecoder, keepLimit: @escaping (Int) -> Int) {
+    package init(prefetcher: XarPrefetcher, decoder: XarEntryDecoder, keepLimit: @escaping (Int) -> Int) {
         self.prefetcher = prefetcher
         self.decoder = decoder
         self.keepLimit = keepLimit
@@ -16,7 +18,7 @@ final class XarVerifyingWorker: XarPrefetchWorker {
 
     deinit { scratch.deallocate() }
 
-    func decode(_ index: Int, in batch: XarPrefetchBatch, cursor: inout XarPrefetchBatch.Cursor) throws {
+    package func decode(_ index: Int, in batch: XarPrefetchBatch, cursor: inout XarPrefetchBatch.Cursor) throws {
         let record = prefetcher.table.records[index]
         var head = Head(limit: keepLimit(index))
         var failure: ReadError?

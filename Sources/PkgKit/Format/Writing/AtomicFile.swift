@@ -2,6 +2,7 @@
 internal import CSyscalls
 #endif
 import Foundation
+import PkgKitSupport
 
 /// A file that appears at its final path whole or not at all.
 ///
@@ -9,16 +10,17 @@ import Foundation
 /// killed process cannot leave behind; at commit it is flushed, given a temporary name and
 /// renamed over the destination, which stays intact until that instant. Elsewhere a hidden
 /// temporary file plays the unnamed file's part.
-final class AtomicFile {
+package final class AtomicFile {
     /// The destination.
-    let destination: String
+    package let destination: String
     /// The output being written.
-    let output: FileOutput
+    package let output: FileOutput
     private var temporaryPath: String?
     private var committed = false
 
+    // Foundation's mode_t: CSyscalls declares one too, imported for this file's use only.
     /// Opens the file next to `destination`; it will have `mode` (whatever the umask).
-    init(destination: String, mode: mode_t = 0o644) throws {
+    package init(destination: String, mode: Foundation.mode_t = 0o644) throws {
         self.destination = destination
         let directory = AtomicFile.directory(of: destination)
         #if os(Linux)
@@ -41,7 +43,7 @@ final class AtomicFile {
 
     /// Flushes and links the file into place only if `destination` does not exist; returns false
     /// (and discards the file) when it does. Never replaces anything.
-    func commitNew() throws -> Bool {
+    package func commitNew() throws -> Bool {
         try output.flushToDevice()
         let source = temporaryPath ?? "/proc/self/fd/\(output.descriptor)"
         guard linkat(AT_FDCWD, source, AT_FDCWD, destination, temporaryPath == nil ? AT_SYMLINK_FOLLOW : 0) == 0 else {
@@ -57,7 +59,7 @@ final class AtomicFile {
     }
 
     /// Flushes, renames into place and flushes the folder, so the new file survives a crash.
-    func commit() throws {
+    package func commit() throws {
         try output.flushToDevice()
         let named: String
         if let temporaryPath {
@@ -85,13 +87,13 @@ final class AtomicFile {
     }
 
     /// Gives up: removes any named temporary file. The destination is untouched.
-    func discard() {
+    package func discard() {
         if !committed, let temporaryPath { unlink(temporaryPath) }
         committed = true
     }
 
     /// The folder part of a path.
-    static func directory(of path: String) -> String {
+    package static func directory(of path: String) -> String {
         guard let slash = path.lastIndex(of: "/") else { return "." }
         let folder = String(path[..<slash])
         return folder.isEmpty ? "/" : folder

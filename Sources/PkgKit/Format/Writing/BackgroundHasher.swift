@@ -1,11 +1,12 @@
 import Crypto
 import Foundation
+import PkgKitSupport
 
 /// Computes the sha256 of a file while it is being written, on its own thread: the writer says
 /// how far it has written, the hasher reads that much back (from the page cache) and hashes it.
 /// The package's digest then costs no time on the writing thread.
 // Unchecked: the mutable state (`written`, `closed`, `result`) is touched only under `condition`.
-final class BackgroundHasher: @unchecked Sendable {
+package final class BackgroundHasher: @unchecked Sendable {
     private let descriptor: Int32
     private let path: String
     private let condition = NSCondition()
@@ -24,7 +25,7 @@ final class BackgroundHasher: @unchecked Sendable {
     }
 
     /// Starts hashing `descriptor`, which must be open for reading.
-    init(descriptor: Int32, path: String) {
+    package init(descriptor: Int32, path: String) {
         self.descriptor = descriptor
         self.path = path
         Thread.detachNewThread { [self] in run() }
@@ -33,14 +34,14 @@ final class BackgroundHasher: @unchecked Sendable {
     /// Asks for bytes `start ..< start + count` to be checked against `sha1` as they are hashed;
     /// a mismatch makes `finish` throw `failure`. Called before the file holds those bytes, in
     /// file order.
-    func expect(sha1: Insecure.SHA1Digest, start: Int64, count: Int64, failure: Error) {
+    package func expect(sha1: Insecure.SHA1Digest, start: Int64, count: Int64, failure: Error) {
         condition.lock()
         checks.append(Check(start: start, end: start + count, sha1: sha1, failure: failure))
         condition.unlock()
     }
 
     /// The file now holds `position` bytes.
-    func advance(to position: Int64) {
+    package func advance(to position: Int64) {
         condition.lock()
         written = position
         condition.signal()
@@ -48,7 +49,7 @@ final class BackgroundHasher: @unchecked Sendable {
     }
 
     /// Waits for the last bytes and returns the digest, lowercase hex.
-    func finish() throws -> String {
+    package func finish() throws -> String {
         condition.lock()
         defer { condition.unlock() }
         closed = true

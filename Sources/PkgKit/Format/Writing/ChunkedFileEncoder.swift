@@ -1,25 +1,26 @@
 import Crypto
+import PkgKitSupport
 
 /// Encodes a large file as `FileEncoder` does, and also cuts it into content-defined chunks
 /// (`ContentDefinedChunker`), hashing each: compressed, its zlib stream is fully flushed at every
 /// boundary, so each chunk's stored bytes decode on their own (see `ChunkTable`). The chunks'
 /// digests and lengths become the file's chunk table, with which a client holding an earlier version of
 /// the file fetches only the chunks it lacks.
-struct ChunkedFileEncoder {
-    var encoder: FileEncoder
-    var parameters = ChunkParameters.standard
+package struct ChunkedFileEncoder {
+    package var encoder: FileEncoder
+    package var parameters = ChunkParameters.standard
 
     /// Whether `item` is chunked: a file of at least `smallestChunkedFile` bytes that `profile`
     /// streams anyway. One it compresses in a single libdeflate call (up to 4 MiB at the default
     /// level) stays whole: libdeflate makes it smaller than a flushed zlib stream would, and a
     /// changed one costs at most that much to fetch.
-    static func wants(_ item: SourceItem, profile: DeflateProfile) -> Bool {
+    package static func wants(_ item: SourceItem, profile: DeflateProfile) -> Bool {
         item.size >= ChunkParameters.smallestChunkedFile && item.size > profile.wholeLimit
     }
 
     /// Encodes `item`, reading it in `scratch.buffer`-sized pieces. The compressed bytes always
     /// go to a scratch file: these files are a megabyte or more.
-    func encode(_ item: SourceItem, scratch: EncoderScratch) throws -> EncodedFile {
+    package func encode(_ item: SourceItem, scratch: EncoderScratch) throws -> EncodedFile {
         let buffer = scratch.buffer
         let reader = FolderReader(items: [item])
         _ = try reader.nextEntry()

@@ -1,3 +1,5 @@
+import PkgKitSupport
+
 /// How `create` encodes file data.
 public enum CompressionMode: String, Sendable, CaseIterable, Codable {
     /// zlib, but data that does not shrink (JPEG, PNG, video, zip…) is stored.
@@ -16,5 +18,5 @@ public enum DataEncoding: String, Sendable, Codable {
     case stored
 
     /// The xar TOC's name for it.
-    var xarStyle: String { self == .zlib ? "application/x-gzip" : "application/octet-stream" }
+    package var xarStyle: String { self == .zlib ? "application/x-gzip" : "application/octet-stream" }
 }

@@ -1,10 +1,11 @@
 import Crypto
 import Foundation
+import PkgKitSupport
 
 /// One file's data after encoding: its sizes, digests and where the stored bytes wait.
-struct EncodedFile {
+package struct EncodedFile {
     /// Where the bytes that go into the package are until the package is assembled.
-    enum Bytes {
+    package enum Bytes {
         /// The bytes to store, held in memory: compressed ones, or a small file stored as it is.
         case memory([UInt8])
         /// Compressed bytes in a scratch file (large files).
@@ -15,33 +16,33 @@ struct EncodedFile {
         case empty
     }
 
-    var size: Int64
-    var length: Int64
-    var encoding: DataEncoding
+    package var size: Int64
+    package var length: Int64
+    package var encoding: DataEncoding
     /// Binary, not hex: 100,000 files would otherwise hold 200,000 strings until the end.
-    var extractedSHA1: Insecure.SHA1Digest
-    var archivedSHA1: Insecure.SHA1Digest
-    var bytes: Bytes
+    package var extractedSHA1: Insecure.SHA1Digest
+    package var archivedSHA1: Insecure.SHA1Digest
+    package var bytes: Bytes
     /// How a large file was cut into chunks, for clients that fetch only the chunks they lack (see `ChunkTable`).
-    var chunks: ChunkTable? = nil
+    package var chunks: ChunkTable? = nil
 }
 
 /// What one encoding thread keeps from file to file: its buffers and compressors, so that a
 /// package of 100,000 files does not set up zlib (or map fresh buffers) 100,000 times.
-final class EncoderScratch {
+package final class EncoderScratch {
     /// Streaming reads, `XarWriter.bufferSize`.
-    let buffer: UnsafeMutableRawBufferPointer
+    package let buffer: UnsafeMutableRawBufferPointer
     /// The profile's streaming engine, for files over its `wholeLimit`.
-    let deflater: StreamDeflater
+    package let deflater: StreamDeflater
     /// The profile's one-call engine (libdeflate), for files up to its `wholeLimit`; nil where
     /// libdeflate is not linked.
-    let whole: WholeBufferDeflater?
+    package let whole: WholeBufferDeflater?
     /// libdeflate at level 1, for `auto`'s trial of a file's first bytes.
-    let sampler: WholeBufferDeflater?
-    private(set) var input: UnsafeMutableRawBufferPointer?
-    private(set) var output: UnsafeMutableRawBufferPointer?
+    package let sampler: WholeBufferDeflater?
+    package private(set) var input: UnsafeMutableRawBufferPointer?
+    package private(set) var output: UnsafeMutableRawBufferPointer?
 
-    init(profile: DeflateProfile) {
+    package init(profile: DeflateProfile) {
         buffer = .allocate(byteCount: XarWriter.bufferSize, alignment: 16)
         deflater = profile.makeStreamDeflater()
         whole = profile.makeWholeDeflater()
@@ -55,7 +56,7 @@ final class EncoderScratch {
     }
 
     /// Buffers for a whole file of up to `FileEncoder.wholeLimit` bytes and its compressed form.
-    func wholeBuffers() -> (input: UnsafeMutableRawBufferPointer, output: UnsafeMutableRawBufferPointer)? {
+    package func wholeBuffers() -> (input: UnsafeMutableRawBufferPointer, output: UnsafeMutableRawBufferPointer)? {
         guard let whole else { return nil }
         if input == nil {
             input = .allocate(byteCount: FileEncoder.wholeLimit + 1, alignment: 16)
@@ -65,22 +66,22 @@ final class EncoderScratch {
     }
 
     /// Scratch kept between batches, one per thread at a time.
-    final class Pool: @unchecked Sendable {
+    package final class Pool: @unchecked Sendable {
         // @unchecked Sendable: `free` is touched only with `lock` held; a scratch taken out is
         // used by one thread until it is put back.
         private let lock = NSLock()
         private var free: [EncoderScratch] = []
-        let profile: DeflateProfile
+        package let profile: DeflateProfile
 
-        init(profile: DeflateProfile) { self.profile = profile }
+        package init(profile: DeflateProfile) { self.profile = profile }
 
-        func take() -> EncoderScratch {
+        package func take() -> EncoderScratch {
             lock.lock()
             defer { lock.unlock() }
             return free.popLast() ?? EncoderScratch(profile: profile)
         }
 
-        func give(_ scratch: EncoderScratch) {
+        package func give(_ scratch: EncoderScratch) {
             lock.lock()
             free.append(scratch)
             lock.unlock()
@@ -90,24 +91,24 @@ final class EncoderScratch {
 
 /// Compresses or stores one file, computing both sha1 digests in the same pass: in one call with
 /// libdeflate when the profile gives the file to it, else streaming.
-struct FileEncoder {
-    var mode: CompressionMode
+package struct FileEncoder {
+    package var mode: CompressionMode
     /// Which engine compresses which file.
-    var profile: DeflateProfile
-    var scratchDirectory: String
+    package var profile: DeflateProfile
+    package var scratchDirectory: String
     /// Whether large files are cut into chunks (see `ChunkedFileEncoder`).
-    var chunking = false
+    package var chunking = false
     /// Compressed output kept in memory up to this size, then spilled to a scratch file.
-    static let memoryLimit = 4 << 20
+    package static let memoryLimit = 4 << 20
     /// The largest file compressed in one call: two such buffers per thread.
-    static let wholeLimit = Int(DeflateProfile.wholeBufferLimit)
+    package static let wholeLimit = Int(DeflateProfile.wholeBufferLimit)
     /// How much of a file `auto` compresses to decide whether it shrinks.
-    static let sampleBytes = 64 * 1024
+    package static let sampleBytes = 64 * 1024
     /// `auto` stores a file whose sample does not shrink below this fraction.
-    static let worthwhileRatio = 0.97
+    package static let worthwhileRatio = 0.97
 
     /// Encodes one file with `scratch`'s buffers and compressors.
-    func encode(_ item: SourceItem, scratch: EncoderScratch) throws -> EncodedFile {
+    package func encode(_ item: SourceItem, scratch: EncoderScratch) throws -> EncodedFile {
         if chunking, ChunkedFileEncoder.wants(item, profile: profile) {
             return try ChunkedFileEncoder(encoder: self).encode(item, scratch: scratch)
         }
@@ -238,7 +239,7 @@ struct FileEncoder {
     }
 
     /// Fills as much of `buffer` as the file has left; a short read is not the end of a file.
-    func fill(_ buffer: UnsafeMutableRawBufferPointer, from reader: FolderReader) throws -> Int {
+    package func fill(_ buffer: UnsafeMutableRawBufferPointer, from reader: FolderReader) throws -> Int {
         var filled = 0
         while filled < buffer.count {
             let count = try reader.readData(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
@@ -248,7 +249,7 @@ struct FileEncoder {
         return filled
     }
 
-    static func compressedSize(_ sample: UnsafeRawBufferPointer, scratch: EncoderScratch) throws -> Int {
+    package static func compressedSize(_ sample: UnsafeRawBufferPointer, scratch: EncoderScratch) throws -> Int {
         if let sampler = scratch.sampler, let (_, output) = scratch.wholeBuffers() {
             let count = sampler.compress(sample, into: output)
             return count == 0 ? sample.count : count

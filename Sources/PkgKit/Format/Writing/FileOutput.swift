@@ -2,14 +2,15 @@
 internal import CSyscalls
 #endif
 import Foundation
+import PkgKitSupport
 
 /// An open file written front to back, optionally hashing what passes through.
 // Unchecked: a scratch file is written by the one worker that encodes it, then handed whole to
 // the consumer; no two threads ever use one at the same time.
-final class FileOutput: @unchecked Sendable {
-    let descriptor: Int32
-    let path: String
-    private(set) var position: Int64 = 0
+package final class FileOutput: @unchecked Sendable {
+    package let descriptor: Int32
+    package let path: String
+    package private(set) var position: Int64 = 0
     /// How much of the file has been handed to the disk by `startWriteback`.
     private var writeback = DiskWriteback()
     /// Flushes the file in the background as `startWriteback` hands it to the disk.
@@ -17,7 +18,7 @@ final class FileOutput: @unchecked Sendable {
     /// How much of the file has been counted towards the next background flush.
     private var counted: Int64 = 0
 
-    init(descriptor: Int32, path: String) {
+    package init(descriptor: Int32, path: String) {
         self.descriptor = descriptor
         self.path = path
     }
@@ -25,7 +26,7 @@ final class FileOutput: @unchecked Sendable {
     deinit { close(descriptor) }
 
     /// A file with no name in `directory`, gone when closed: scratch space that a crash cannot leave behind.
-    static func anonymous(in directory: String) throws -> FileOutput {
+    package static func anonymous(in directory: String) throws -> FileOutput {
         #if os(Linux)
         let fd = open(directory, CSyscalls_O_TMPFILE | O_RDWR | O_CLOEXEC, 0o600)
         if fd >= 0 { return FileOutput(descriptor: fd, path: directory) }
@@ -39,18 +40,18 @@ final class FileOutput: @unchecked Sendable {
     }
 
     /// Writes every byte of `bytes`.
-    func write(_ bytes: UnsafeRawBufferPointer) throws {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard writeFully(descriptor, bytes) else { throw WriteError.io(path: path, errnoText()) }
         position += Int64(bytes.count)
     }
 
     /// Writes an array's bytes.
-    func write(_ bytes: [UInt8]) throws {
+    package func write(_ bytes: [UInt8]) throws {
         try bytes.withUnsafeBytes { try write($0) }
     }
 
     /// Reads `length` bytes at `offset` of this file into `sink`, in blocks of `buffer`'s size.
-    func copy(offset: Int64, length: Int64, buffer: UnsafeMutableRawBufferPointer, to sink: (UnsafeRawBufferPointer) throws -> Void) throws {
+    package func copy(offset: Int64, length: Int64, buffer: UnsafeMutableRawBufferPointer, to sink: (UnsafeRawBufferPointer) throws -> Void) throws {
         var done: Int64 = 0
         while done < length {
             let want = Int(min(Int64(buffer.count), length - done))
@@ -65,7 +66,7 @@ final class FileOutput: @unchecked Sendable {
     /// Appends `length` bytes of the file `source` from `offset`, inside the kernel where the
     /// system can (`copy_file_range`), else through `buffer`. Returns the bytes copied: fewer
     /// only when `source` ends first.
-    func append(from source: Int32, offset: Int64, length: Int64, buffer: UnsafeMutableRawBufferPointer, path sourcePath: String) throws -> Int64 {
+    package func append(from source: Int32, offset: Int64, length: Int64, buffer: UnsafeMutableRawBufferPointer, path sourcePath: String) throws -> Int64 {
         var done: Int64 = 0
         #if os(Linux)
         var inOffset = offset
@@ -99,18 +100,18 @@ final class FileOutput: @unchecked Sendable {
     /// Asks the kernel to start writing what was appended since the last call to the disk, once
     /// at least `DiskWriteback.step` bytes wait, without waiting for it, so that the flush at
     /// commit does not start the whole package's write-back and wait for it.
-    func startWriteback() {
+    package func startWriteback() {
         writeback.start(descriptor, written: position)
         flusher.wrote(position - counted)
         counted = position
     }
 
     /// Flushes the data to the device.
-    func flushToDevice() throws {
+    package func flushToDevice() throws {
         guard fsync(descriptor) == 0 else { throw WriteError.io(path: path, errnoText()) }
         if counted > 0 { flusher.wait() }
     }
 
     /// How many background flushes `startWriteback` has started.
-    var backgroundFlushes: Int { counted > 0 ? flusher.flushesStarted : 0 }
+    package var backgroundFlushes: Int { counted > 0 ? flusher.flushesStarted : 0 }
 }

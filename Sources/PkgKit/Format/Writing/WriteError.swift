@@ -1,3 +1,5 @@
+import PkgKitSupport
+
 /// Why writing a package failed. Every case is a failure of the work, not a refusal: the
 /// output could not be written as asked.
 public enum WriteError: DiagnosableError, Sendable {

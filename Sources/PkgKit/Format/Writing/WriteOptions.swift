@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 /// The container `create` writes.
 public enum OutputFormat: String, Sendable, CaseIterable, Codable {
@@ -71,10 +72,16 @@ public struct WrittenPackage: Sendable {
     public var archiveBytes: Int64
     /// sha256 of the package file, lowercase hex.
     public var sha256: String
+
+    package init(files: [WrittenFile], archiveBytes: Int64, sha256: String) {
+        self.files = files
+        self.archiveBytes = archiveBytes
+        self.sha256 = sha256
+    }
 }
 
 /// A point in time as xar writes it: UTC, 20 characters with `Z` (libarchive accepts no other form).
-func xarTimestamp(_ seconds: Int64, withZone: Bool = true) -> String {
+package func xarTimestamp(_ seconds: Int64, withZone: Bool = true) -> String {
     var time = time_t(seconds)
     var parts = tm()
     gmtime_r(&time, &parts)

@@ -1,4 +1,5 @@
 import Crypto
+import PkgKitSupport
 
 /// Writes a xar table of contents, streaming it through a deflater into a scratch file while
 /// counting its length and computing the sha1 of the compressed bytes (the TOC checksum).
@@ -7,7 +8,7 @@ import Crypto
 /// escaped text), and a general XML writer, called through Swift strings for each of the 15 or
 /// so elements of every file, would make this thread the bottleneck of creating a package of many
 /// files while the workers compress. One element per line, indented by depth.
-final class XarTOCWriter {
+package final class XarTOCWriter {
     private let sink: Sink
     private var buffer: [UInt8] = []
     /// The open elements, innermost last.
@@ -15,41 +16,41 @@ final class XarTOCWriter {
     /// The innermost element's start tag still takes attributes (`>` not written yet).
     private var tagOpen = false
 
-    static let flushBytes = 64 * 1024
+    package static let flushBytes = 64 * 1024
 
     /// Where the XML goes: deflated into `scratch`.
-    final class Sink {
+    package final class Sink {
         // The TOC of 100,000 files is tens of MB of XML: ISA-L's level 2 deflates it several
         // times faster than zlib level 6 (libarchive's) where linked.
-        let deflater: StreamDeflater = FastDeflater(level: 2) ?? Deflater(level: 6, outputCapacity: 256 * 1024)
-        let scratch: FileOutput
-        var checksum = Insecure.SHA1()
-        var uncompressed: Int64 = 0
-        var compressed: Int64 = 0
+        package let deflater: StreamDeflater = FastDeflater(level: 2) ?? Deflater(level: 6, outputCapacity: 256 * 1024)
+        package let scratch: FileOutput
+        package var checksum = Insecure.SHA1()
+        package var uncompressed: Int64 = 0
+        package var compressed: Int64 = 0
 
-        init(scratch: FileOutput) { self.scratch = scratch }
+        package init(scratch: FileOutput) { self.scratch = scratch }
 
-        func take(_ bytes: UnsafeRawBufferPointer) throws {
+        package func take(_ bytes: UnsafeRawBufferPointer) throws {
             guard !bytes.isEmpty else { return }
             uncompressed += Int64(bytes.count)
             try deflater.compress(bytes, sink: emit)
         }
 
-        func emit(_ block: UnsafeRawBufferPointer) throws {
+        package func emit(_ block: UnsafeRawBufferPointer) throws {
             checksum.update(bufferPointer: block)
             compressed += Int64(block.count)
             try scratch.write(block)
         }
     }
 
-    init(scratch: FileOutput) throws {
+    package init(scratch: FileOutput) throws {
         sink = Sink(scratch: scratch)
         buffer.reserveCapacity(Self.flushBytes + 4096)
         append("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n")
     }
 
     /// Opens an element.
-    func start(_ name: String) throws {
+    package func start(_ name: String) throws {
         if tagOpen { append(">") }
         tagOpen = false
         if !open.isEmpty {
@@ -64,7 +65,7 @@ final class XarTOCWriter {
     }
 
     /// Adds an attribute to the open element.
-    func attribute(_ name: String, _ value: String) throws {
+    package func attribute(_ name: String, _ value: String) throws {
         precondition(tagOpen, "attributes go on an open start tag")
         append(" ")
         append(name)
@@ -74,7 +75,7 @@ final class XarTOCWriter {
     }
 
     /// Closes the innermost open element.
-    func end() throws {
+    package func end() throws {
         let (name, hasChildren) = open.removeLast()
         if tagOpen {
             append("/>")
@@ -89,21 +90,21 @@ final class XarTOCWriter {
     }
 
     /// Writes `<name>text</name>`, escaped.
-    func element(_ name: String, _ text: String) throws {
+    package func element(_ name: String, _ text: String) throws {
         try start(name)
         try self.text(text)
         try end()
     }
 
     /// Writes text into the open element, escaped.
-    func text(_ text: String) throws {
+    package func text(_ text: String) throws {
         if tagOpen { append(">") }
         tagOpen = false
         escape(text, attribute: false)
     }
 
     /// Ends the document and the deflate stream. Returns (compressed length, uncompressed length, sha1).
-    func finish() throws -> (compressed: Int64, uncompressed: Int64, checksum: [UInt8]) {
+    package func finish() throws -> (compressed: Int64, uncompressed: Int64, checksum: [UInt8]) {
         precondition(open.isEmpty, "every element is closed")
         append("\n")
         try flush()

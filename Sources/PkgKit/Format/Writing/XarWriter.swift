@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PkgKitSupport
 
 /// Writes a xar archive of our own making, byte-for-byte reproducible: ids 1..N in depth-first
 /// order, heap data in the same order, fixed modes, owners and times, sha1 everywhere
@@ -7,10 +8,15 @@ import Foundation
 ///
 /// libarchive's own xar writer stamps the time of day and inode numbers into the TOC, so two
 /// builds of one tree would differ; hence this writer.
-struct XarWriter {
-    var options: WriteOptions
+package struct XarWriter {
+    package var options: WriteOptions
     /// Where scratch files go (the output's folder, so no data crosses file systems).
-    var scratchDirectory: String
+    package var scratchDirectory: String
+
+    package init(options: WriteOptions, scratchDirectory: String) {
+        self.options = options
+        self.scratchDirectory = scratchDirectory
+    }
 
     private struct HeapRecord {
         var file: EncodedFile
@@ -29,16 +35,16 @@ struct XarWriter {
         var sha1: Insecure.SHA1Digest
     }
 
-    static let headerSize = 28
-    static let bufferSize = 1 << 20
+    package static let headerSize = 28
+    package static let bufferSize = 1 << 20
     /// The most heap bytes one in-kernel copy moves before the hashing thread is told of them,
     /// so that it reads the package back while the copying goes on.
-    static let copyRunLimit: Int64 = 8 << 20
+    package static let copyRunLimit: Int64 = 8 << 20
 
     /// Writes `items` as a xar. `listFiles` asks for every file's digest and sizes in the result
     /// (for `content-unchanged`); otherwise `files` is empty and nothing per file outlives the TOC
     /// but its place in the heap.
-    func write(_ items: [SourceItem], to output: FileOutput, listFiles: Bool = true, progress: ((Int64) -> Void)? = nil) throws -> WrittenPackage {
+    package func write(_ items: [SourceItem], to output: FileOutput, listFiles: Bool = true, progress: ((Int64) -> Void)? = nil) throws -> WrittenPackage {
         let encoder = FileEncoder(mode: options.compression, profile: DeflateProfile(level: options.level),
                                   scratchDirectory: scratchDirectory, chunking: options.chunks)
         let fileIndices = items.indices.filter { items[$0].kind == .file }
@@ -156,7 +162,7 @@ struct XarWriter {
     }
 
     /// Groups consecutive files into batches of about `batchBytes` (a large file alone).
-    static func batches(_ indices: [Int], sizes: (Int) -> Int64, batchBytes: Int64 = 1 << 20, maxCount: Int = 512) -> [[Int]] {
+    package static func batches(_ indices: [Int], sizes: (Int) -> Int64, batchBytes: Int64 = 1 << 20, maxCount: Int = 512) -> [[Int]] {
         var batches: [[Int]] = []
         var current: [Int] = []
         var bytes: Int64 = 0

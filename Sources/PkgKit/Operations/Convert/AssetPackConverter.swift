@@ -1,4 +1,9 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
 
 /// Turns hosted In-App Purchase content packages into Background Assets asset packs, ready for
 /// Apple's `xcrun ba-package` (docs/background-assets.md, `pkgtool convert --to background-assets`).
@@ -136,7 +141,7 @@ public struct AssetPackConverter: Sendable {
 
     /// `check` as convert judges it: what validate only warns of, two files a Mac's disk would
     /// merge, is an error here, since ba-package runs on a Mac and would pack one of them.
-    static func judged(_ check: PackageCheck) -> PackageCheck {
+    package static func judged(_ check: PackageCheck) -> PackageCheck {
         var judged = check
         judged.diagnostics = check.diagnostics.map { diagnostic in
             guard diagnostic.code == .caseCollision else { return diagnostic }
@@ -147,7 +152,7 @@ public struct AssetPackConverter: Sendable {
     }
 
     /// The report of a path that could not be read at all.
-    static func unreadableReport(_ path: String, _ message: String) -> PackageReport {
+    package static func unreadableReport(_ path: String, _ message: String) -> PackageReport {
         PackageReport(PackageCheck(path: path, facts: PackageFacts(), diagnostics: [
             Diagnostic(.unreadableInput, path: path, "\(message): give the path of a package or an unpacked folder")]), strict: false)
     }
@@ -155,7 +160,7 @@ public struct AssetPackConverter: Sendable {
     /// The text of `OUT/README.txt`: what the folder holds, the commands to run in it, and the
     /// product → pack ID table, for `packs` (this run's and those converted earlier). It names no
     /// time, host or absolute path: the same packs give the same bytes.
-    static func readme(_ packs: [ConvertedPack]) -> String {
+    package static func readme(_ packs: [ConvertedPack]) -> String {
         let listing = ConvertReport(status: .converted, packs: packs)
         return """
             Background Assets asset packs
@@ -183,7 +188,7 @@ public struct AssetPackConverter: Sendable {
     /// The packs an earlier conversion left in `output` and this one does not replace: each
     /// `<id>.json` whose `assetPackID` is `<id>`, beside a folder `<id>/` whose ContentInfo.plist
     /// names the product. Anything else in the folder is not a pack and is not listed.
-    static func earlierPacks(in output: String, excluding: Set<String>) -> [ConvertedPack] {
+    package static func earlierPacks(in output: String, excluding: Set<String>) -> [ConvertedPack] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []
         return names.compactMap { name -> ConvertedPack? in
             guard name.hasSuffix(".json"), !name.hasPrefix(".") else { return nil }
@@ -199,7 +204,7 @@ public struct AssetPackConverter: Sendable {
         }
     }
 
-    static func ioDiagnostic(_ error: InstallError) -> Diagnostic {
+    package static func ioDiagnostic(_ error: InstallError) -> Diagnostic {
         var diagnostic = error.diagnostic
         diagnostic.words.append(": nothing was converted and the output folder is as it was")
         return diagnostic
@@ -207,36 +212,36 @@ public struct AssetPackConverter: Sendable {
 }
 
 /// What the first look learnt of one package.
-struct FirstLook {
-    var path: String
+package struct FirstLook {
+    package var path: String
     /// The plist's keys, when the first look found the package valid.
-    var info: ContentInfo?
+    package var info: ContentInfo?
     /// Why the path could not be read at all.
-    var unreadable: String?
+    package var unreadable: String?
 }
 
 /// Which package becomes which pack: the latest version of each product, and what keeps the
 /// packages from being converted together.
-struct ConversionPlan {
-    struct Winner {
-        var index: Int
-        var path: String
-        var info: ContentInfo
-        var packID: String
+package struct ConversionPlan {
+    package struct Winner {
+        package var index: Int
+        package var path: String
+        package var info: ContentInfo
+        package var packID: String
     }
 
     /// The package converted for each product.
-    private(set) var winners: [Winner] = []
+    package private(set) var winners: [Winner] = []
     /// Packages left out for a later (or the same) version of their product.
-    private(set) var superseded: [(index: Int, path: String, winner: Int)] = []
+    package private(set) var superseded: [(index: Int, path: String, winner: Int)] = []
     /// Pack ID collisions.
-    private(set) var diagnostics: [Diagnostic] = []
+    package private(set) var diagnostics: [Diagnostic] = []
     /// Packages whose files must be hashed: a version given twice is compared by content.
-    private(set) var needsDigests: Set<Int> = []
+    package private(set) var needsDigests: Set<Int> = []
     /// False when some package cannot be converted whatever the full pass finds.
-    private(set) var canWrite = true
+    package private(set) var canWrite = true
 
-    init(_ looks: [FirstLook]) {
+    package init(_ looks: [FirstLook]) {
         guard looks.allSatisfy({ $0.info != nil }) else {
             canWrite = false
             return
@@ -289,13 +294,13 @@ struct ConversionPlan {
     }
 
     /// The pack ID a package is converted to, when it is its product's winner.
-    func packID(ofWinner index: Int) -> String? {
+    package func packID(ofWinner index: Int) -> String? {
         winners.first { $0.index == index }?.packID
     }
 
     /// One version of a product given twice with different files: which one to convert is not
     /// for pkgtool to guess.
-    func sameVersionConflicts(_ checks: [PackageCheck?]) -> [Diagnostic] {
+    package func sameVersionConflicts(_ checks: [PackageCheck?]) -> [Diagnostic] {
         var found: [Diagnostic] = []
         for (index, path, winner) in superseded where needsDigests.contains(index) {
             guard let mine = checks[index], let theirs = checks[winner], mine.isValid(), theirs.isValid(),

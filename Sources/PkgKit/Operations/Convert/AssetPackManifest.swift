@@ -1,3 +1,9 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+
 /// When the system downloads a Background Assets asset pack (the manifest's `downloadPolicy`).
 public enum AssetPackDownloadPolicy: String, Sendable, CaseIterable, Codable {
     /// Only when the app asks for it: the manifest's `onDemand`, the default.
@@ -62,7 +68,7 @@ public enum AssetPackID {
 
     /// The key under which two pack IDs collide: pack IDs that differ only in letter case name
     /// the same folder on a Mac's case-insensitive disk, where ba-package runs.
-    static func collisionKey(_ packID: String) -> String { packID.lowercased() }
+    package static func collisionKey(_ packID: String) -> String { packID.lowercased() }
 }
 
 /// A `ba-package` manifest for one asset pack: the pack's ID, its download policy, the folder it

@@ -1,3 +1,9 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+
 /// How `AssetPackConverter` converts: the manifests' policy and platforms, the size limit, and
 /// hooks for progress and interruption.
 public struct ConvertOptions: Sendable {
@@ -46,6 +52,15 @@ public struct ConvertedPack: Sendable, Codable, Equatable {
     public var directory: String
     /// The package it was converted from, as given.
     public var package: String
+
+    package init(productIdentifier: String, contentVersion: String, assetPackID: String, manifest: String, directory: String, package: String) {
+        self.productIdentifier = productIdentifier
+        self.contentVersion = contentVersion
+        self.assetPackID = assetPackID
+        self.manifest = manifest
+        self.directory = directory
+        self.package = package
+    }
 
     /// The command that builds the pack, run in the output folder.
     public var command: String {

@@ -1,3 +1,9 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+
 /// Everything `pkgtool create` was asked to do.
 public struct CreateRequest: Sendable {
     /// The source: a folder, or a package file (any container the readers accept) to rebuild.

@@ -1,15 +1,20 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
 
 /// Where `create` unpacks a package it was given as its source, so that the package can be
 /// rebuilt from a folder like any other: a hidden `.pkgtool-create-<pid>-<random>` folder in the
 /// folder the output goes to (the same disk as the output, never a RAM-backed temporary folder),
 /// holding the package's `Contents/` and its ContentInfo.plist. It is removed when the create
 /// ends; one left by a process that was killed is removed by the next create into that folder.
-final class CreateStaging {
-    static let prefix = ".pkgtool-create-"
+package final class CreateStaging {
+    package static let prefix = ".pkgtool-create-"
 
     /// The staging folder's path: the source of the rebuild.
-    let path: String
+    package let path: String
     /// The folder it is in.
     private let parent: Int32
     private let name: String
@@ -19,7 +24,7 @@ final class CreateStaging {
 
     /// Makes the staging folder in `folder` (created with its parents when missing) and removes
     /// the staging of dead runs there.
-    init(in folder: String) throws {
+    package init(in folder: String) throws {
         let created = try makeFolders(folder)
         let fd = open(folder, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
         let name = Self.prefix + "\(getpid())-" + randomSuffix()
@@ -45,7 +50,7 @@ final class CreateStaging {
     }
 
     /// Removes the staging folder, and the folders made for it when they are empty; once.
-    func remove() {
+    package func remove() {
         guard !removed else { return }
         removed = true
         try? removeTree(parent, name: name)
@@ -54,7 +59,7 @@ final class CreateStaging {
 
     /// Reads the package at `source` in full, judging it by `context`, while its `Contents/` tree
     /// is written into the staging folder; its ContentInfo.plist follows when it has one.
-    func unpack(_ source: String, context: RuleContext, cancellation: Cancellation?,
+    package func unpack(_ source: String, context: RuleContext, cancellation: Cancellation?,
                 progress: ((Int64, Int64) -> Void)?) throws -> PackageCheck {
         let folder = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard folder >= 0 else { throw InstallError.io(path: path, errnoText()) }

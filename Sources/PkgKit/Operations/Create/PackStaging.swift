@@ -1,4 +1,9 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
 
 /// The hidden staging area of one conversion inside the output folder: pack folders and files
 /// are written under `.pkgtool-convert-<pid>-<random>-<name>`, flushed, and renamed over their
@@ -7,11 +12,11 @@ import Foundation
 /// Every write goes through the output folder's descriptor without following links (the
 /// installer's `StagingWriter` writes each pack's Contents/). Staging left by a process that
 /// was killed is removed by the next conversion into the same folder (its process id is gone).
-final class PackStaging {
-    static let prefix = ".pkgtool-convert-"
+package final class PackStaging {
+    package static let prefix = ".pkgtool-convert-"
 
     /// The output folder's path.
-    let output: String
+    package let output: String
     /// Its descriptor.
     private let folder: Int32
     /// This conversion's prefix: `.pkgtool-convert-<pid>-<random>-`.
@@ -23,7 +28,7 @@ final class PackStaging {
     private var done = false
 
     /// Opens (creating, with its parents) the output folder and removes the staging of dead runs.
-    init(output: String) throws {
+    package init(output: String) throws {
         self.output = output
         created = try makeFolders(output)
         let fd = open(output, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
@@ -42,7 +47,7 @@ final class PackStaging {
 
     /// Reads `package` in full, checking it, while its Contents/ tree is written into the pack
     /// folder `packID`'s staging, and adds its ContentInfo.plist when the package is valid.
-    func stage(_ package: String, as packID: String, context: RuleContext, digests: Bool,
+    package func stage(_ package: String, as packID: String, context: RuleContext, digests: Bool,
                options: ConvertOptions) throws -> PackageCheck {
         let name = mine + packID
         try checkCall(mkdirat(folder, name, 0o755), output + "/" + name)
@@ -72,7 +77,7 @@ final class PackStaging {
     }
 
     /// Stages a file that `commit` renames to `name` in the output folder.
-    func stageFile(_ name: String, _ data: Data) throws {
+    package func stageFile(_ name: String, _ data: Data) throws {
         let temporary = mine + name
         staged.append(temporary)
         try writeFile(temporary, data, in: folder, path: output + "/" + name)
@@ -81,7 +86,7 @@ final class PackStaging {
     /// Moves everything staged into place: each pack folder over its namesake (swapped in one
     /// step where the system can), then each file. Nothing is moved if any name is taken by
     /// something that cannot be replaced (a folder where a file goes).
-    func commit(packIDs: [String]) throws {
+    package func commit(packIDs: [String]) throws {
         let files = staged.filter { name in !packIDs.contains { mine + $0 == name } }.map { String($0.dropFirst(mine.count)) }
         for name in files {
             var info = stat()
@@ -107,7 +112,7 @@ final class PackStaging {
 
     /// Removes everything staged, and the folders this conversion created when they are empty.
     /// Does nothing after `commit`, or when called again.
-    func discard() {
+    package func discard() {
         guard !done else { return }
         done = true
         for name in staged { try? removeTree(folder, name: name) }

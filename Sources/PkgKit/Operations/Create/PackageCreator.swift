@@ -1,4 +1,9 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
 
 /// Builds a package from a folder: gathers the tree, fills in or checks ContentInfo.plist, runs
 /// every rule, and only then writes the package, atomically.

@@ -1,3 +1,9 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+
 extension DiffReport {
     /// Compares `old` with `new` (`pkgtool diff`): each is read whole, checksums verified, and
     /// checked by every rule with `limits`. A side that cannot be read is the verdict's reason

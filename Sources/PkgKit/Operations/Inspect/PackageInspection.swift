@@ -1,4 +1,9 @@
 import Foundation
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
 
 extension InspectReport {
     /// Reads `path`. A xar content package is described from its table of contents alone, as
@@ -62,18 +67,18 @@ extension InspectReport {
 
     /// A xar's compression in words, from the encodings of its stored data: `zlib`, `stored`,
     /// or `mixed (…)`.
-    static func compression(_ encodings: Set<String>) -> String {
+    package static func compression(_ encodings: Set<String>) -> String {
         let names = encodings.map { $0 == "application/x-gzip" ? "zlib" : $0 == "application/octet-stream" ? "stored" : $0 }.sorted()
         return names.count > 1 ? "mixed (" + names.joined(separator: ", ") + ")" : names.first ?? "stored"
     }
 
     /// The sha1 of no bytes, which xar writers leave out of the TOC for empty files.
-    static let emptySHA1 = "da39a3ee5e6b4b0d3255bfef95601890afd80709"
+    package static let emptySHA1 = "da39a3ee5e6b4b0d3255bfef95601890afd80709"
 
     /// The report from a xar content package's TOC, and whether it lists a ContentInfo.plist; nil
     /// when the TOC cannot answer (not a xar, an installer package, or `--files` without sha1
     /// checksums in the TOC).
-    static func fromXarTableOfContents(_ path: String, withFiles: Bool) -> (InspectReport, Bool)? {
+    package static func fromXarTableOfContents(_ path: String, withFiles: Bool) -> (InspectReport, Bool)? {
         // Without --files nothing per entry is kept: counts and sums are taken as the TOC streams by.
         var first: String?
         var plist: XarTableOfContents.Entry?

@@ -1,3 +1,9 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+
 extension ValidationReport {
     /// Checks every package of `request` by every rule (`pkgtool validate`), against the previous
     /// package or version when one is given. A package that cannot be read is listed all the

@@ -1,3 +1,9 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+
 /// Why `validate` could not judge any package: the previous package they update holds no
 /// version to compare with (`unreadable-input`, a failure).
 public struct ValidationFailure: DiagnosableError, Sendable, Equatable {

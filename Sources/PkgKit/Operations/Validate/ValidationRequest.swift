@@ -1,3 +1,9 @@
+import PkgKitSupport
+import PkgKitFormat
+import PkgKitChecking
+import PkgKitReports
+import PkgKitInstall
+
 /// What `validate` checks: the packages, and what they must be (the command's flags).
 public struct ValidationRequest: Sendable {
     /// The packages or unpacked folders, in the order they are reported.
