@@ -123,14 +123,13 @@ uninstall:
 	    "$(DESTDIR)$(BASH_COMPLETION_DIR)/pkgtool" "$(DESTDIR)$(ZSH_COMPLETION_DIR)/_pkgtool" \
 	    "$(DESTDIR)$(FISH_COMPLETION_DIR)/pkgtool.fish"
 
-# swift-docc-plugin: symbol graphs from a debug build of PkgKit, then docc. Broken links fail it.
-docs:
+# PkgKit's symbols, its re-exported layers' included, from a debug build, then docc (scripts/docs.sh).
+# Broken links fail it.
+docs: deps
 	@echo "==> Building PkgKit's documentation with DocC into $(DOCS_DIR)/PkgKit.doccarchive"
-	@echo "    (about half a minute once pkgtool is built; a first run also builds the plugin's tools)"
+	@$(BUILDING) "PkgKit (debug)" $(DEBUG_BIN) 10 -- $(SWIFT) build -q --product pkgtool $(SWIFT_BUILD_FLAGS)
 	@mkdir -p $(DOCS_DIR)
-	@rm -rf $(DOCS_DIR)/PkgKit.doccarchive
-	@$(QUIETLY) build/logs/docs.log $(SWIFT) package --allow-writing-to-directory $(DOCS_DIR) \
-	    generate-documentation --target PkgKit --output-path $(DOCS_DIR)/PkgKit.doccarchive --warnings-as-errors
+	@$(QUIETLY) build/logs/docs.log bash scripts/docs.sh $(DOCS_DIR)/PkgKit.doccarchive
 	@echo "    done: $(DOCS_DIR)/PkgKit.doccarchive"
 
 clean:

@@ -62,8 +62,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-nio", from: "2.101.0"),
         // HTTPS: trust roots beyond the system's, and why a server's certificate did not verify.
         .package(url: "https://github.com/apple/swift-nio-ssl", from: "2.37.6"),
-        // `make docs` only: the DocC plugin (a command plugin, built when it is run).
-        .package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"),
     ],
     targets: [
         .systemLibrary(

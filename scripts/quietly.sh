@@ -6,10 +6,9 @@ set -uo pipefail
 log=$1
 shift
 mkdir -p "$(dirname "$log")"
-if "$@" >"$log" 2>&1; then
-    exit 0
-fi
+"$@" >"$log" 2>&1
 status=$?
+[ "$status" -eq 0 ] && exit 0
 echo "failed (exit $status): $*" >&2
 echo "---- last 60 lines of $log ----" >&2
 tail -n 60 "$log" >&2
