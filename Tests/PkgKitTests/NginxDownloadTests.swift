@@ -46,13 +46,11 @@ struct NginxDownloadTests {
         let nginx = try NginxServer(root: folder.path("site"), limitRate: 100_000)
         defer { nginx.stop() }
         let job = download(nginx)
-        let first = Task { try await job.run(using: StandardTransport()) }
-        // Cancelled once some bytes are in, however long a busy machine takes to get them there
-        // (at 100 kB/s the end is seconds later).
-        let folder = folder
-        let started = await offThePool { waitUntil { (folder.size("1.0.part") ?? 0) > 0 } }
-        try #require(started, "no byte reached the .part")
-        first.cancel()
+        // Cancelled by the download's own progress once some bytes are in the .part, so that a
+        // busy machine cannot let it run to its end first (at 100 kB/s, seconds later).
+        let canceller = FirstBytesCanceller()
+        let first = Task { try await job.run(using: StandardTransport(), progress: { done, _ in if done > 0 { canceller.cancel() } }) }
+        canceller.set(first)
         await #expect(throws: CancellationError.self) { try await first.value }
         let kept = folder.size("1.0.part") ?? 0
         #expect(kept > 0 && kept < Int64(data.count))
@@ -106,5 +104,29 @@ struct NginxDownloadTests {
             try await download(nginx, sha256: String(repeating: "0", count: 64)).run(using: StandardTransport())
         }
         #expect(!FileManager.default.fileExists(atPath: folder.path("1.0.part")))
+    }
+}
+
+/// Cancels a task when told to, even when told before the task is handed to it.
+// Unchecked: `task` and `requested` are touched only with `lock` held.
+private final class FirstBytesCanceller: @unchecked Sendable {
+    private let lock = NSLock()
+    private var task: Task<ResumableDownload.Result, any Error>?
+    private var requested = false
+
+    func set(_ task: Task<ResumableDownload.Result, any Error>) {
+        lock.lock()
+        self.task = task
+        let cancelNow = requested
+        lock.unlock()
+        if cancelNow { task.cancel() }
+    }
+
+    func cancel() {
+        lock.lock()
+        requested = true
+        let task = task
+        lock.unlock()
+        task?.cancel()
     }
 }

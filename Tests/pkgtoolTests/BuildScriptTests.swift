@@ -11,8 +11,15 @@ import TestSupport
 
     /// Writes an executable shell script `name` with `body` into `folder` of `scratch`.
     @discardableResult
+    /// The script is put in place by `install`, a child process: had this process written it, a
+    /// process that another test forks at that moment could still hold it open for writing when
+    /// it is run, which fails with "Text file busy".
     private static func stub(_ scratch: Scratch, _ name: String, in folder: String = "bin", _ body: String) throws -> String {
-        try scratch.write("\(folder)/\(name)", "#!/bin/sh\n" + body + "\n", mode: 0o755)
+        let text = try scratch.write("\(folder)/.\(name).text", "#!/bin/sh\n" + body + "\n")
+        let path = scratch.path("\(folder)/\(name)")
+        let placed = try CommandRunner.run("/usr/bin/install", ["-m", "755", text, path])
+        guard placed.status == 0 else { throw CommandRunner.ShellError(command: "install \(path)", stderr: placed.stderr) }
+        return path
     }
 
     /// Runs `script` with `arguments` and extra `environment`, from the repository root.

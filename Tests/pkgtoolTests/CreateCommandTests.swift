@@ -295,7 +295,7 @@ import TestSupport
             sizes.append(result.json["archiveBytes"] as? Int ?? 0)
         }
         #expect(sizes[1] < sizes[0], "level 9 should be smaller than level 1: \(sizes)")
-        // The default is WriteOptions.defaultLevel (6), byte for byte.
+        // The default is WriteOptions.defaultLevel (5), byte for byte.
         let level = String(WriteOptions.defaultLevel)
         #expect(try CommandRunner.pkgtool(["create", source, "-o", scratch.path("default.pkg")]).status == 0)
         #expect(try CommandRunner.pkgtool(["create", source, "--level", level, "-o", scratch.path("level-default.pkg")]).status == 0)

@@ -17,13 +17,16 @@ package final class ReusedFileLinker {
     /// The product folder.
     package let product: Int32
     package let productPath: String
+    /// What this install's own links made of the files they reused.
+    private let linked: LinkedFiles
     /// The installed folder the last file came from, kept open for the next: files come folder
     /// by folder, and opening every folder of the path again for each file cost more than the link.
     private var source: (top: String, folder: String, descriptor: Int32)?
 
-    package init(product: Int32, productPath: String) {
+    package init(product: Int32, productPath: String, linked: LinkedFiles = LinkedFiles()) {
         self.product = product
         self.productPath = productPath
+        self.linked = linked
     }
 
     deinit { closeSource() }
@@ -38,15 +41,24 @@ package final class ReusedFileLinker {
         let slash = relative.lastIndex(of: "/")
         let folder = try sourceFolder(file.folder, slash.map { relative[..<$0] } ?? "", sourcePath: sourcePath)
         let last = String(slash.map { relative[relative.index(after: $0)...] } ?? relative[...])
-        var info = stat()
-        guard fstatat(folder, last, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG,
-              FileIdentity(info) == file.identity else { throw changed(sourcePath()) }
-        // A file whose mode was changed since it was installed is copied: the new version's files are 0644.
-        if info.st_mode & 0o7777 == 0o644 {
-            if linkat(folder, last, parent, name, 0) == 0 { return }
-        } else {
-            errno = EPERM
+        let linkedHere = try linked.withLock { identities -> Bool in
+            var info = stat()
+            guard fstatat(folder, last, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG,
+                  case let found = FileIdentity(info), found == file.identity || found == identities[file.identity] else {
+                throw changed(sourcePath())
+            }
+            // A file whose mode was changed since it was installed is copied: the new version's files are 0644.
+            guard info.st_mode & 0o7777 == 0o644 else {
+                errno = EPERM
+                return false
+            }
+            guard linkat(folder, last, parent, name, 0) == 0 else { return false }
+            // The link changed the file's change time: remember it as it is now, so that another
+            // path of the new version with the same bytes can reuse it too.
+            if fstatat(folder, last, &info, AT_SYMLINK_NOFOLLOW) == 0 { identities[file.identity] = FileIdentity(info) }
+            return true
         }
+        if linkedHere { return }
         guard errno == EPERM || errno == EMLINK || errno == EXDEV || errno == ENOTSUP || errno == EOPNOTSUPP else {
             throw InstallError.io(path: target(), errnoText())
         }
@@ -102,5 +114,25 @@ package final class ReusedFileLinker {
 
     private func changed(_ path: String) -> InstallError {
         .packageChanged("\(path): the installed file changed while the update was being installed; run sync again")
+    }
+}
+
+/// The installed files one install has hard-linked, each as the plan knew it and as it is after
+/// the link. A link changes a file's change time, and a file that the new version holds at two
+/// paths (two files with the same bytes) is reused twice: the second time it must still count
+/// as the file the plan hashed. Shared by the writers of one staging folder; a file is checked,
+/// linked and recorded under the lock, so no writer sees it between the link and the record.
+// Unchecked: `identities` is touched only with `lock` held.
+package final class LinkedFiles: @unchecked Sendable {
+    private let lock = NSLock()
+    private var identities: [FileIdentity: FileIdentity] = [:]
+
+    package init() {}
+
+    /// Runs `body` with the record, under the lock.
+    package func withLock<T>(_ body: (inout [FileIdentity: FileIdentity]) throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body(&identities)
     }
 }

@@ -33,7 +33,7 @@ package final class StagingLanes: EntrySink {
         var writers = [try StagingWriter(product: product, name: name, productPath: productPath)]
         for _ in 1..<max(1, count) {
             writers.append(try StagingWriter(product: product, name: name, productPath: productPath, create: false,
-                                             flusher: writers[0].flusher))
+                                             flusher: writers[0].flusher, linked: writers[0].linked))
         }
         self.writers = writers
         let share = BackgroundSink.maxQueuedBytes / writers.count

@@ -26,10 +26,14 @@ package final class StagingWriter: EntrySink {
     private var hardlinks: [(link: [String], target: [String])] = []
     private let linker: ReusedFileLinker
 
+    /// The installed files linked into this staging folder, shared by its writers.
+    package let linked: LinkedFiles
+
     /// Creates the staging folder `name` inside the product folder (or, with `create: false`,
-    /// opens it: another writer made it). Writers of one folder share the `flusher` of the first.
+    /// opens it: another writer made it). Writers of one folder share the `flusher` and the
+    /// `linked` files of the first.
     package init(product: Int32, name: String, productPath: String, create: Bool = true,
-         flusher: BackgroundFlusher? = nil) throws {
+         flusher: BackgroundFlusher? = nil, linked: LinkedFiles? = nil) throws {
         path = productPath + "/" + name
         self.product = product
         self.productPath = productPath
@@ -38,7 +42,8 @@ package final class StagingWriter: EntrySink {
         guard root >= 0 else { throw InstallError.io(path: path, errnoText()) }
         fchmod(root, 0o755)
         tree = StagingTree(root: root, path: path)
-        linker = ReusedFileLinker(product: product, productPath: productPath)
+        self.linked = linked ?? LinkedFiles()
+        linker = ReusedFileLinker(product: product, productPath: productPath, linked: self.linked)
         self.flusher = flusher ?? BackgroundFlusher(descriptor: root, scope: .fileSystem)
     }
 

@@ -5,14 +5,19 @@ import PkgKitSupport
 /// Apple's xar read; for a given level and file the bytes are always the same.
 ///
 /// Chosen by measuring every engine and level on a real-data corpus (bench/RESULTS.md):
-/// - files up to `wholeLimit` go to libdeflate in one call, where it is linked: at its level 6,
-///   the default, it makes packages smaller than zlib's level 6 (bsdtar's) in half zlib's time;
-///   7–9 map to libdeflate's slower, smaller levels 8, 10 and 12;
+/// - files up to `wholeLimit` go to libdeflate in one call, where it is linked, at the same
+///   level up to 6: its level 5, the default, makes such files smaller than zlib's level 6
+///   (bsdtar's) in under half of zlib's time. Its level 4 is faster still, but matches greedily:
+///   on text in records (CSV, tables) it is 15 % larger. 7–9 map to libdeflate's slower, smaller
+///   levels 8, 10 and 12;
 /// - levels 1–3 stream every file of 64 KiB or more through ISA-L, where it is linked: several
 ///   times faster, about 5 % larger;
-/// - larger files stream through `streaming`, which chunked compression asks for as well.
+/// - larger files stream through `streaming`, which chunked compression asks for as well: from
+///   level 4 on never below zlib's level 6, since zlib's lower levels make large files up to 4 %
+///   larger than bsdtar's, and large files are most of a package's bytes.
 ///
-/// Where libdeflate and ISA-L are missing (Apple's platforms), zlib does it all at the level given.
+/// Where libdeflate and ISA-L are missing (Apple's platforms), zlib does it all at the level
+/// given, or at 6 from level 4 to 6.
 public struct DeflateProfile: Sendable, Equatable {
     /// A compressor and its own level.
     public enum Engine: Sendable, Equatable {
@@ -35,7 +40,10 @@ public struct DeflateProfile: Sendable, Equatable {
     public let streaming: Engine
 
     /// The level `create` uses unless told otherwise.
-    public static let defaultLevel: Int32 = 6
+    public static let defaultLevel: Int32 = 5
+
+    /// The lowest zlib level a file streams at from `create` level 4 on.
+    package static let streamingFloor: Int32 = 6
 
     /// The largest file any level compresses in one call: each encoding thread holds a buffer
     /// this size and one for its compressed form.
@@ -64,7 +72,7 @@ public struct DeflateProfile: Sendable, Equatable {
         } else {
             whole = libdeflate ? .libdeflate(Self.libdeflateLevel(level)) : nil
             wholeLimit = libdeflate ? Self.wholeBufferLimit : 0
-            streaming = .zlib(level)
+            streaming = .zlib(level >= 4 ? max(level, Self.streamingFloor) : level)
         }
     }
 

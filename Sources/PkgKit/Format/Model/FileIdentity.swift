@@ -4,7 +4,7 @@ import PkgKitSupport
 /// Who a file is on disk, to check that a file hashed earlier is still the same one: its device
 /// and inode, mode, size, and modification and change times in nanoseconds (a write always moves
 /// the change time, which no one can set back).
-package struct FileIdentity: Equatable, Sendable {
+package struct FileIdentity: Hashable, Sendable {
     package var device: UInt64
     package var inode: UInt64
     package var mode: UInt32

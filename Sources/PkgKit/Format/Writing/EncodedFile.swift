@@ -14,6 +14,8 @@ package struct EncodedFile {
         case source(SourceItem.Origin)
         /// No data (an empty file).
         case empty
+        /// None of its own: an earlier file has the same bytes (see `HeapCoalescing`).
+        case duplicate
     }
 
     package var size: Int64
@@ -25,6 +27,20 @@ package struct EncodedFile {
     package var bytes: Bytes
     /// How a large file was cut into chunks, for clients that fetch only the chunks they lack (see `ChunkTable`).
     package var chunks: ChunkTable? = nil
+    /// Set for a file that may have a twin in the package (see `HeapCoalescing`).
+    package var contentKey: ContentKey? = nil
+
+    package init(size: Int64, length: Int64, encoding: DataEncoding, extractedSHA1: Insecure.SHA1Digest, archivedSHA1: Insecure.SHA1Digest,
+                 bytes: Bytes, chunks: ChunkTable? = nil, contentKey: ContentKey? = nil) {
+        (self.size, self.length, self.encoding, self.extractedSHA1, self.archivedSHA1) = (size, length, encoding, extractedSHA1, archivedSHA1)
+        (self.bytes, self.chunks, self.contentKey) = (bytes, chunks, contentKey)
+    }
+
+    /// A file whose bytes, of sha1 `sha1`, an earlier file of the package already has.
+    package static func duplicate(_ key: ContentKey, sha1: Insecure.SHA1Digest) -> EncodedFile {
+        EncodedFile(size: key.size, length: 0, encoding: .stored, extractedSHA1: sha1, archivedSHA1: sha1,
+                    bytes: .duplicate, contentKey: key)
+    }
 }
 
 /// What one encoding thread keeps from file to file: its buffers and compressors, so that a
@@ -107,20 +123,50 @@ package struct FileEncoder {
     /// `auto` stores a file whose sample does not shrink below this fraction.
     package static let worthwhileRatio = 0.97
 
-    /// Encodes one file with `scratch`'s buffers and compressors.
-    package func encode(_ item: SourceItem, scratch: EncoderScratch) throws -> EncodedFile {
-        if chunking, ChunkedFileEncoder.wants(item, profile: profile) {
-            return try ChunkedFileEncoder(encoder: self).encode(item, scratch: scratch)
+    /// Encodes item `index` of the package with `scratch`'s buffers and compressors; with
+    /// `coalescing`, a file whose bytes an earlier item has comes back as a `duplicate`, not
+    /// encoded.
+    package func encode(_ item: SourceItem, index: Int = 0, coalescing: HeapCoalescing? = nil, scratch: EncoderScratch) throws -> EncodedFile {
+        let coalescing = coalescing.flatMap { $0.isCandidate(size: item.size) ? $0 : nil }
+        let chunked = chunking && ChunkedFileEncoder.wants(item, profile: profile)
+        if !chunked, mode != .none, item.size <= profile.wholeLimit, item.size > 0, let buffers = scratch.wholeBuffers() {
+            return try encodeWhole(item, index: index, coalescing: coalescing, scratch: scratch, input: buffers.input, output: buffers.output)
         }
-        if mode != .none, item.size <= profile.wholeLimit, item.size > 0, let buffers = scratch.wholeBuffers() {
-            return try encodeWhole(item, scratch: scratch, input: buffers.input, output: buffers.output)
+        // A large file is read once more to learn whether it is a duplicate: far cheaper than
+        // compressing it for nothing.
+        var key: (ContentKey, Insecure.SHA1Digest)?
+        if let coalescing {
+            let (found, sha1) = try contentKey(of: item, buffer: scratch.buffer)
+            if coalescing.isDuplicate(found, index: index) { return .duplicate(found, sha1: sha1) }
+            key = (found, sha1)
         }
-        return try encodeStreaming(item, scratch: scratch)
+        var file = chunked ? try ChunkedFileEncoder(encoder: self).encode(item, scratch: scratch) : try encodeStreaming(item, scratch: scratch)
+        if let (key, sha1) = key {
+            guard file.size == key.size, file.extractedSHA1 == sha1 else { throw WriteError.sourceChanged(path: item.path.description) }
+            file.contentKey = key
+        }
+        return file
+    }
+
+    /// The file's key and sha1, read through `buffer`.
+    private func contentKey(of item: SourceItem, buffer: UnsafeMutableRawBufferPointer) throws -> (ContentKey, Insecure.SHA1Digest) {
+        let reader = FolderReader(items: [item])
+        _ = try reader.nextEntry()
+        var sha1 = Insecure.SHA1(), sha256 = SHA256()
+        var size: Int64 = 0
+        while case let count = try fill(buffer, from: reader), count > 0 {
+            let block = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+            sha1.update(bufferPointer: block)
+            sha256.update(bufferPointer: block)
+            size += Int64(count)
+        }
+        guard size == item.size else { throw WriteError.sourceChanged(path: item.path.description) }
+        return (ContentKey(sha256: sha256.finalize(), size: size), sha1.finalize())
     }
 
     /// The whole file read into memory, hashed, and compressed in one libdeflate call.
-    private func encodeWhole(_ item: SourceItem, scratch: EncoderScratch, input: UnsafeMutableRawBufferPointer,
-                             output: UnsafeMutableRawBufferPointer) throws -> EncodedFile {
+    private func encodeWhole(_ item: SourceItem, index: Int, coalescing: HeapCoalescing?, scratch: EncoderScratch,
+                             input: UnsafeMutableRawBufferPointer, output: UnsafeMutableRawBufferPointer) throws -> EncodedFile {
         let reader = FolderReader(items: [item])
         _ = try reader.nextEntry()
         // One byte more than expected shows a file that grew.
@@ -130,6 +176,20 @@ package struct FileEncoder {
         var extracted = Insecure.SHA1()
         extracted.update(bufferPointer: data)
         let digest = extracted.finalize()
+        guard let coalescing else { return try compressWhole(item, data: data, digest: digest, scratch: scratch, output: output) }
+        var sha256 = SHA256()
+        sha256.update(bufferPointer: data)
+        let key = ContentKey(sha256: sha256.finalize(), size: Int64(size))
+        if coalescing.isDuplicate(key, index: index) { return .duplicate(key, sha1: digest) }
+        var file = try compressWhole(item, data: data, digest: digest, scratch: scratch, output: output)
+        file.contentKey = key
+        return file
+    }
+
+    /// Compresses a file held whole in `data` (or stores it, when it does not shrink).
+    private func compressWhole(_ item: SourceItem, data: UnsafeRawBufferPointer, digest: Insecure.SHA1Digest, scratch: EncoderScratch,
+                               output: UnsafeMutableRawBufferPointer) throws -> EncodedFile {
+        let size = data.count
         if mode == .auto && size >= Self.sampleBytes, let sampler = scratch.sampler {
             let sample = UnsafeRawBufferPointer(rebasing: data[0..<Self.sampleBytes])
             let trial = sampler.compress(sample, into: output)

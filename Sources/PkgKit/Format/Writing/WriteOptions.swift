@@ -16,7 +16,8 @@ public struct WriteOptions: Sendable {
     /// Compression level, 1–9: higher is smaller and slower (`DeflateProfile` says which engine
     /// each level uses for which file).
     public var level: Int32 = WriteOptions.defaultLevel
-    /// The default level, 6: packages smaller than bsdtar's (zlib level 6) of the same files.
+    /// The default level, 5: packages no larger than bsdtar's (zlib level 6) of the same files,
+    /// in about a quarter of its time.
     public static var defaultLevel: Int32 { DeflateProfile.defaultLevel }
     /// Worker threads for compression (output is identical for every value).
     public var jobs: Int = 1
@@ -25,6 +26,9 @@ public struct WriteOptions: Sendable {
     /// Whether a xar's large files carry chunk tables, so that a client holding an earlier
     /// version of a file can fetch only its changed parts.
     public var chunks = true
+    /// Whether a xar stores identical files' bytes once, each entry pointing at them: smaller,
+    /// but libarchive can then read the package only from a file it can seek in, not a pipe.
+    public var coalesce = true
 
     public init(format: OutputFormat = .xar, compression: CompressionMode = .auto, level: Int32 = WriteOptions.defaultLevel, jobs: Int = 1, timestamp: Int64 = 0) {
         self.format = format

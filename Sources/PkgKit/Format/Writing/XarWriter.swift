@@ -3,8 +3,9 @@ import Foundation
 import PkgKitSupport
 
 /// Writes a xar archive of our own making, byte-for-byte reproducible: ids 1..N in depth-first
-/// order, heap data in the same order, fixed modes, owners and times, sha1 everywhere
-/// (the one checksum both libarchive and Apple's xar verify). See docs/format.md.
+/// order, heap data in the same order (a file identical to an earlier one sharing its bytes, see
+/// `HeapCoalescing`), fixed modes, owners and times, sha1 everywhere (the one checksum both
+/// libarchive and Apple's xar verify). See docs/format.md.
 ///
 /// libarchive's own xar writer stamps the time of day and inode numbers into the TOC, so two
 /// builds of one tree would differ; hence this writer.
@@ -48,6 +49,7 @@ package struct XarWriter {
         let encoder = FileEncoder(mode: options.compression, profile: DeflateProfile(level: options.level),
                                   scratchDirectory: scratchDirectory, chunking: options.chunks)
         let fileIndices = items.indices.filter { items[$0].kind == .file }
+        let coalescing = options.coalesce ? HeapCoalescing(items) : nil
         let heap = try FileOutput.anonymous(in: scratchDirectory)
         // Records of the batch being written into the TOC; then only placements remain.
         var records: [Int: HeapRecord] = [:]
@@ -74,9 +76,25 @@ package struct XarWriter {
         try OrderedWorkPool.run(count: batches.count, jobs: jobs, window: jobs * 2, work: { position in
             let scratch = scratchPool.take()
             defer { scratchPool.give(scratch) }
-            return try batches[position].map { try encoder.encode(items[$0], scratch: scratch) }
+            return try batches[position].map { try encoder.encode(items[$0], index: $0, coalescing: coalescing, scratch: scratch) }
         }, consume: { position, encoded in
             for (index, file) in zip(batches[position], encoded) {
+                if let key = file.contentKey, let (copy, chunks) = coalescing?.storedCopy(key) {
+                    // The same bytes are in the heap already: the entry points at them.
+                    var shared = file
+                    (shared.length, shared.encoding, shared.archivedSHA1, shared.chunks) = (copy.length, copy.encoding, copy.archivedSHA1, chunks)
+                    shared.bytes = .empty
+                    records[index] = HeapRecord(file: shared, heapOffset: copy.heapOffset, scratchOffset: nil)
+                    if listFiles {
+                        files.append(WrittenFile(path: items[index].path.string, size: file.size, storedSize: copy.length,
+                                                 encoding: copy.encoding, sha1: file.extractedSHA1.hexString))
+                    }
+                    bytesDone += file.size
+                    continue
+                }
+                // An earlier item claimed these bytes, so they are stored already unless its
+                // source changed between being hashed and being encoded.
+                if case .duplicate = file.bytes { throw WriteError.sourceChanged(path: items[index].path.description) }
                 var record = HeapRecord(file: file, heapOffset: heapOffset, scratchOffset: nil)
                 switch file.bytes {
                 case .memory(let bytes):
@@ -85,13 +103,14 @@ package struct XarWriter {
                 case .scratch(let spill, let length):
                     record.scratchOffset = heap.position
                     try spill.copy(offset: 0, length: length, buffer: copyBuffer) { try heap.write($0) }
-                case .source, .empty:
+                case .source, .empty, .duplicate:
                     break
                 }
                 if case .empty = file.bytes {} else { heapOffset += file.length }
                 // Spilled bytes now live in the heap scratch; drop the spill file and memory copy.
                 record.file.bytes = { if case .source = file.bytes { return file.bytes }; return .empty }()
                 records[index] = record
+                if let key = file.contentKey { coalescing?.recordStored(key, heapOffset: record.heapOffset, file: file) }
                 if case .empty = file.bytes {} else {
                     placements.append(Placement(item: Int32(index), scratchOffset: record.scratchOffset ?? -1, length: file.length,
                                                 size: file.size, sha1: file.extractedSHA1))

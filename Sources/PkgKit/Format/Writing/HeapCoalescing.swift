@@ -1,0 +1,108 @@
+import Crypto
+import Foundation
+import PkgKitSupport
+
+/// What makes two files' data the same for `HeapCoalescing`: their sha256 and size. Not sha1,
+/// the xar checksum: two different files with one sha1 can be made on purpose, and a package
+/// must never give one file another's bytes.
+// Unchecked: the digest is an immutable value of 32 bytes (no references), which swift-crypto 3
+// simply does not declare Sendable.
+package struct ContentKey: Hashable, @unchecked Sendable {
+    package var sha256: SHA256Digest
+    package var size: Int64
+
+    package init(sha256: SHA256Digest, size: Int64) {
+        self.sha256 = sha256
+        self.size = size
+    }
+}
+
+/// Identical files stored once: a file whose bytes equal an earlier file's gets a TOC entry
+/// pointing at that file's bytes in the heap, as Apple's `xar --coalesce-heap` writes it. Both
+/// Apple's xar and libarchive read such a package from a file (libarchive then seeks back, so
+/// not from a pipe), and each distinct file's bytes travel once.
+///
+/// Only files whose size another file shares can be duplicates, so only they are hashed with
+/// sha256. The workers encode in any order: the first to hash a content claims it, and a later
+/// file (by package order) of the same content skips compression. Which copy is stored is
+/// decided in package order when the heap is laid out (`storedCopy`, `recordStored`), so the
+/// bytes never depend on timing. About 100 bytes are kept per candidate file, so that a package
+/// of many small files stays within `create`'s memory.
+// Unchecked: `slots` is touched only with `lock` held; `stored` and `chunkTables` only by the
+// one thread that lays out the heap; `candidateSizes` is immutable.
+package final class HeapCoalescing: @unchecked Sendable {
+    /// Where the first copy of a content lies in the heap.
+    package struct StoredCopy {
+        package var heapOffset: Int64
+        package var length: Int64
+        package var archivedSHA1: Insecure.SHA1Digest
+        package var encoding: DataEncoding
+        /// Its chunk table's index in `chunkTables`, or -1.
+        fileprivate var chunks: Int32
+    }
+
+    private struct Slot {
+        /// The lowest item index seen so far with this content.
+        var first: Int32
+        /// Its `StoredCopy`'s index once stored, else -1.
+        var stored: Int32 = -1
+    }
+
+    private let candidateSizes: Set<Int64>
+    private let lock = NSLock()
+    private var slots: [ContentKey: Slot] = [:]
+    private var stored: [StoredCopy] = []
+    private var chunkTables: [ChunkTable] = []
+
+    /// Coalescing for `items`: files of a size no other file has are never looked at again.
+    package init(_ items: [SourceItem]) {
+        var seen = Set<Int64>()
+        var shared = Set<Int64>()
+        var candidates = 0
+        for item in items where item.kind == .file && item.size > 0 {
+            if !seen.insert(item.size).inserted { shared.insert(item.size) }
+        }
+        for item in items where item.kind == .file && shared.contains(item.size) { candidates += 1 }
+        candidateSizes = shared
+        slots.reserveCapacity(candidates)
+        stored.reserveCapacity(candidates)
+    }
+
+    /// Whether a file of `size` bytes may have a twin.
+    package func isCandidate(size: Int64) -> Bool { candidateSizes.contains(size) }
+
+    /// Records that item `index` has `key`; returns true when an earlier item has it too, so
+    /// that this one need not be encoded.
+    package func isDuplicate(_ key: ContentKey, index: Int) -> Bool {
+        lock.lock()
+        defer { lock.unlock() }
+        if let slot = slots[key], slot.first < index { return true }
+        slots[key, default: Slot(first: Int32(index))].first = Int32(index)
+        return false
+    }
+
+    /// Where the bytes of `key` already are in the heap, and their chunk table; nil for the
+    /// first copy.
+    package func storedCopy(_ key: ContentKey) -> (copy: StoredCopy, chunks: ChunkTable?)? {
+        lock.lock()
+        let index = slots[key]?.stored ?? -1
+        lock.unlock()
+        guard index >= 0 else { return nil }
+        let copy = stored[Int(index)]
+        return (copy, copy.chunks >= 0 ? chunkTables[Int(copy.chunks)] : nil)
+    }
+
+    /// Records the first copy of `key`, just placed in the heap.
+    package func recordStored(_ key: ContentKey, heapOffset: Int64, file: EncodedFile) {
+        var chunks: Int32 = -1
+        if let table = file.chunks {
+            chunks = Int32(chunkTables.count)
+            chunkTables.append(table)
+        }
+        stored.append(StoredCopy(heapOffset: heapOffset, length: file.length, archivedSHA1: file.archivedSHA1,
+                                 encoding: file.encoding, chunks: chunks))
+        lock.lock()
+        slots[key, default: Slot(first: Int32.max)].stored = Int32(stored.count - 1)
+        lock.unlock()
+    }
+}
