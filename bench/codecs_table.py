@@ -21,7 +21,7 @@ def main():
            "shrink counts as stored, as `create` stores it. MB = compressed bytes (10^6) of all files; "
            "ratio = MB / zlib level 6's (bsdtar's codec); CPU s = the thread's CPU time compressing; "
            "then the ratio to zlib 6 by file size. ISA-L is fed in 1 MiB pieces, as `create` feeds it. CPU s counts "
-           "incompressible files compressed in full, which `create` stores after a 64 KiB trial (most of `medium`'s "
+           "incompressible files compressed in full, which `create` stores after a trial on its first 16 or 64 KiB (most of `medium`'s "
            "4M-16M class), so there it overstates what `create` spends.", ""]
     for corpus in a.corpora:
         rows = collections.OrderedDict()

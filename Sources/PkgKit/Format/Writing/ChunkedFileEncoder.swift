@@ -28,7 +28,7 @@ package struct ChunkedFileEncoder {
         var compress = encoder.mode == .zlib
         if encoder.mode == .auto {
             let sample = UnsafeRawBufferPointer(rebasing: buffer[0..<min(filled, FileEncoder.sampleBytes)])
-            compress = try FileEncoder.compressedSize(sample, scratch: scratch) < Int(Double(sample.count) * FileEncoder.worthwhileRatio)
+            compress = try FileEncoder.worthCompressing(sample, scratch: scratch)
         }
         let deflater = compress ? encoder.profile.makeStreamDeflater() : nil
         let spill = compress ? try FileOutput.anonymous(in: encoder.scratchDirectory) : nil
