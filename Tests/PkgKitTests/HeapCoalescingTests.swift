@@ -12,10 +12,12 @@ import Testing
 
     func key(_ text: String) -> ContentKey { ContentKey(sha256: SHA256.hash(data: Data(text.utf8)), size: Int64(text.utf8.count)) }
 
-    @Test func onlyFilesOfASharedSizeAreCandidates() {
-        let coalescing = HeapCoalescing([item("a", size: 10), item("b", size: 10), item("c", size: 11), item("e1", size: 0), item("e2", size: 0)])
-        #expect(coalescing.isCandidate(size: 10))
-        #expect(!coalescing.isCandidate(size: 11))
+    @Test func onlyFilesOfASharedSizeFrom4KiBAreCandidates() {
+        let coalescing = HeapCoalescing([item("a", size: 5000), item("b", size: 5000), item("c", size: 5001),
+                                         item("s1", size: 4095), item("s2", size: 4095), item("e1", size: 0), item("e2", size: 0)])
+        #expect(coalescing.isCandidate(size: 5000))
+        #expect(!coalescing.isCandidate(size: 5001))
+        #expect(!coalescing.isCandidate(size: 4095))
         #expect(!coalescing.isCandidate(size: 0))
     }
 

@@ -22,12 +22,11 @@ package struct ContentKey: Hashable, @unchecked Sendable {
 /// Apple's xar and libarchive read such a package from a file (libarchive then seeks back, so
 /// not from a pipe), and each distinct file's bytes travel once.
 ///
-/// Only files whose size another file shares can be duplicates, so only they are hashed with
-/// sha256. The workers encode in any order: the first to hash a content claims it, and a later
+/// Only files of at least `smallestCandidate` bytes whose size another file shares are looked
+/// at, so only they are hashed with sha256. The workers encode in any order: the first to hash a content claims it, and a later
 /// file (by package order) of the same content skips compression. Which copy is stored is
 /// decided in package order when the heap is laid out (`storedCopy`, `recordStored`), so the
-/// bytes never depend on timing. About 100 bytes are kept per candidate file, so that a package
-/// of many small files stays within `create`'s memory.
+/// bytes never depend on timing.
 // Unchecked: `slots` is touched only with `lock` held; `stored` and `chunkTables` only by the
 // one thread that lays out the heap; `candidateSizes` is immutable.
 package final class HeapCoalescing: @unchecked Sendable {
@@ -48,6 +47,12 @@ package final class HeapCoalescing: @unchecked Sendable {
         var stored: Int32 = -1
     }
 
+    /// Smaller files are always stored: one compresses to a few hundred bytes, while its place
+    /// in the tables costs about 100 bytes of memory, and 100,000 of them would take `create`
+    /// past its memory bound. On `/usr/share`, files of 4 KiB and more are 2,355 of the 36,728
+    /// files that share a size and hold 96% of what coalescing saves.
+    package static let smallestCandidate: Int64 = 4096
+
     private let candidateSizes: Set<Int64>
     private let lock = NSLock()
     private var slots: [ContentKey: Slot] = [:]
@@ -59,7 +64,7 @@ package final class HeapCoalescing: @unchecked Sendable {
         var seen = Set<Int64>()
         var shared = Set<Int64>()
         var candidates = 0
-        for item in items where item.kind == .file && item.size > 0 {
+        for item in items where item.kind == .file && item.size >= Self.smallestCandidate {
             if !seen.insert(item.size).inserted { shared.insert(item.size) }
         }
         for item in items where item.kind == .file && shared.contains(item.size) { candidates += 1 }
