@@ -3,37 +3,153 @@ import PkgKitSupport
 import PkgKitFormat
 
 /// Looks for executable code in the files `create` is about to pack, by their first bytes, on
-/// several threads at once.
+/// several threads at once, while the folder walk that finds them goes on.
 ///
 /// It is the part of `create`'s check that needs the files' data, and on many small files the
 /// time goes to opening them: one file after another, that would be the largest single piece of
-/// `create`, so the files are opened on every core at once.
-package enum ExecutableScan {
+/// `create`'s check, so the files are opened on every core at once. And they are opened as the
+/// walk lists them (`add`), not after it: the walk keeps one core busy with the folders, and the
+/// other cores would otherwise wait for it (a third of `create`'s check on a copy of `/usr/share`).
+///
+/// `add` and `finish` are called from one thread, the one walking.
+package final class ExecutableScan {
     /// How many files one thread takes at a time.
     package static let blockSize = 256
     /// Bytes read from every file: one page, which tells every format apart; reading
     /// `ExecutableFormat.headBytes` of each would double what `create` reads of small files.
     package static let firstRead = 4096
 
-    /// The formats found, by path; plain content is absent. The first file (in `items`' order)
-    /// that cannot be read is thrown, as the scan reading them in order would.
-    package static func run(_ items: [SourceItem], jobs: Int) throws -> [ArchivePath: ExecutableFormat] {
-        let files = items.indices.filter { items[$0].kind == .file }
-        let blocks = (files.count + blockSize - 1) / blockSize
-        var found: [ArchivePath: ExecutableFormat] = [:]
-        // Results come back in block order, so the first unreadable file is the one thrown.
-        try OrderedWorkPool.run(count: blocks, jobs: jobs, window: jobs * 2, work: { block in
-            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExecutableFormat.headBytes, alignment: 16)
-            defer { buffer.deallocate() }
-            var formats: [(index: Int, format: ExecutableFormat)] = []
-            for index in files[(block * blockSize)..<min((block + 1) * blockSize, files.count)] {
-                if let format = try detect(items[index], buffer: buffer) { formats.append((index, format)) }
+    private let jobs: Int
+    private let blocks = Blocks()
+    private let workers = DispatchGroup()
+    /// Files added since the last block was handed over.
+    private var pending: [SourceItem] = []
+    private var handedOver = 0
+
+    /// A scan on `jobs` threads; with one, every block is read by the thread adding it.
+    package init(jobs: Int) {
+        self.jobs = max(1, jobs)
+        guard self.jobs > 1 else { return }
+        for _ in 0..<self.jobs {
+            workers.enter()
+            Thread.detachNewThread { [blocks, workers] in
+                defer { workers.leave() }
+                while let (block, files) = blocks.take() { blocks.record(block, Self.read(files)) }
             }
-            return formats
-        }, consume: { _, formats in
-            for (index, format) in formats where found[items[index].path] == nil { found[items[index].path] = format }
-        })
-        return found
+        }
+    }
+
+    /// A scan left unfinished (its walk failed): the blocks not yet taken are dropped, and the
+    /// threads are waited for.
+    deinit {
+        blocks.close(dropping: true)
+        workers.wait()
+    }
+
+    /// Looks at the files among `items`, in the order given; other kinds are passed over.
+    package func add<Items: Sequence<SourceItem>>(_ items: Items) {
+        for item in items where item.kind == .file {
+            pending.append(item)
+            if pending.count == Self.blockSize { handOver() }
+        }
+    }
+
+    /// Waits for every file added, and returns the formats found, by path (a path added twice
+    /// keeps its first); plain content is absent. Throws the error of the first file added that
+    /// could not be read, as reading them one by one in that order would.
+    package func finish() throws -> [ArchivePath: ExecutableFormat] {
+        if !pending.isEmpty { handOver() }
+        blocks.close(dropping: false)
+        workers.wait()
+        return try blocks.formats()
+    }
+
+    /// The formats among `items`, looked for on `jobs` threads.
+    package static func run(_ items: [SourceItem], jobs: Int) throws -> [ArchivePath: ExecutableFormat] {
+        let scan = ExecutableScan(jobs: jobs)
+        scan.add(items)
+        return try scan.finish()
+    }
+
+    private func handOver() {
+        let files = pending
+        pending = []
+        let block = handedOver
+        handedOver += 1
+        if jobs == 1 {
+            blocks.record(block, Self.read(files))
+        } else {
+            blocks.give(block, files)
+        }
+    }
+
+    /// The blocks handed over and what each found, behind one lock.
+    // @unchecked: every stored property is read and written only under `condition`.
+    private final class Blocks: @unchecked Sendable {
+        private let condition = NSCondition()
+        private var waiting: [(block: Int, files: [SourceItem])] = []
+        private var closed = false
+        /// What each block found: formats in the block's order, and the error of its first file
+        /// that could not be read (which ends the block).
+        private var found: [Int: [(path: ArchivePath, format: ExecutableFormat)]] = [:]
+        private var failures: [Int: any Error] = [:]
+
+        func give(_ block: Int, _ files: [SourceItem]) {
+            condition.withLock {
+                waiting.append((block, files))
+                condition.signal()
+            }
+        }
+
+        /// The next block to read; nil once the scan is closed and nothing waits.
+        func take() -> (Int, [SourceItem])? {
+            condition.withLock {
+                while waiting.isEmpty && !closed { condition.wait() }
+                return waiting.isEmpty ? nil : waiting.removeFirst()
+            }
+        }
+
+        func close(dropping: Bool) {
+            condition.withLock {
+                closed = true
+                if dropping { waiting.removeAll() }
+                condition.broadcast()
+            }
+        }
+
+        func record(_ block: Int, _ result: (formats: [(ArchivePath, ExecutableFormat)], failure: (any Error)?)) {
+            condition.withLock {
+                if !result.formats.isEmpty { found[block] = result.formats }
+                if let failure = result.failure { failures[block] = failure }
+            }
+        }
+
+        /// Every block's formats in the order added, or the first block's failure.
+        func formats() throws -> [ArchivePath: ExecutableFormat] {
+            try condition.withLock {
+                if let first = failures.keys.min() { throw failures[first]! }
+                var formats: [ArchivePath: ExecutableFormat] = [:]
+                for block in found.keys.sorted() {
+                    for (path, format) in found[block]! where formats[path] == nil { formats[path] = format }
+                }
+                return formats
+            }
+        }
+    }
+
+    /// One block's formats, up to its first file that cannot be read.
+    private static func read(_ files: [SourceItem]) -> (formats: [(ArchivePath, ExecutableFormat)], failure: (any Error)?) {
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExecutableFormat.headBytes, alignment: 16)
+        defer { buffer.deallocate() }
+        var formats: [(ArchivePath, ExecutableFormat)] = []
+        do {
+            for file in files {
+                if let format = try detect(file, buffer: buffer) { formats.append((file.path, format)) }
+            }
+            return (formats, nil)
+        } catch {
+            return (formats, error)
+        }
     }
 
     /// One file's format, from its first `ExecutableFormat.headBytes` bytes.

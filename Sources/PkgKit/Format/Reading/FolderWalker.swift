@@ -10,10 +10,39 @@ public enum FolderWalker {
 
     /// Lists everything below `root`, with package paths starting at `prefix` (empty for the root).
     public static func walk(root: [UInt8], prefix: [UInt8] = [], limits: PackageLimits = PackageLimits()) throws -> [SourceItem] {
-        var items: [SourceItem] = []
+        try walk(root: root, prefix: prefix, limits: limits, found: nil)
+    }
+
+    /// Lists everything below `root` as `walk(root:prefix:limits:)` does, and hands the items to
+    /// `found` as the walk goes, in their order, a few hundred at a time: whoever reads the files
+    /// can start while the walk lists the rest.
+    package static func walk(root: [UInt8], prefix: [UInt8] = [], limits: PackageLimits = PackageLimits(),
+                             found: ((ArraySlice<SourceItem>) -> Void)?) throws -> [SourceItem] {
+        var listing = Listing(found: found)
         try walk(directory: root, packagePath: prefix, depth: 0, limits: limits, walked: WalkedFolder(root: root, prefix: prefix),
-                 into: &items)
-        return items
+                 into: &listing)
+        listing.report(atLeast: 1)
+        return listing.items
+    }
+
+    /// The items listed so far, and how many of them `found` has had.
+    private struct Listing {
+        /// Items are handed over in runs of at least this many (the last run aside).
+        static let run = 256
+        var items: [SourceItem] = []
+        var reported = 0
+        let found: ((ArraySlice<SourceItem>) -> Void)?
+
+        mutating func append(_ item: SourceItem) {
+            items.append(item)
+            report(atLeast: Self.run)
+        }
+
+        mutating func report(atLeast count: Int) {
+            guard let found, items.count - reported >= count else { return }
+            found(items[reported...])
+            reported = items.count
+        }
     }
 
     /// Describes one path with `lstat`, as the item it would become at `packagePath`.
@@ -49,23 +78,23 @@ public enum FolderWalker {
     }
 
     private static func walk(directory: [UInt8], packagePath: [UInt8], depth: Int, limits: PackageLimits, walked: WalkedFolder,
-                             into items: inout [SourceItem]) throws {
+                             into listing: inout Listing) throws {
         guard depth < maxDepth else {
             throw ReadError.unreadable(path: String(decoding: packagePath, as: UTF8.self), "folders nest deeper than \(maxDepth) levels")
         }
         for (name, info) in try entries(in: directory) {
-            guard items.count < limits.maxEntries else {
+            guard listing.items.count < limits.maxEntries else {
                 throw ReadError.unreadable(path: nil, "more than \(limits.maxEntries) entries")
             }
             let absolute = directory + [UInt8(ascii: "/")] + name
             let childPath = packagePath.isEmpty ? name : packagePath + [UInt8(ascii: "/")] + name
             let item = try item(info, at: absolute, packagePath: childPath, walked: walked)
-            items.append(item)
+            listing.append(item)
             // A folder whose package path is already too long is listed (and refused as
             // `unsafe-path`) but not entered: nothing in it could be extracted, and deeper down
             // the system's own path limit would stop the walk with a bare "File name too long".
             if item.kind == .directory && childPath.count <= PackageLimits.maxPathBytes {
-                try walk(directory: absolute, packagePath: childPath, depth: depth + 1, limits: limits, walked: walked, into: &items)
+                try walk(directory: absolute, packagePath: childPath, depth: depth + 1, limits: limits, walked: walked, into: &listing)
             }
         }
     }

@@ -165,32 +165,35 @@ public enum PackageCreator {
         let output = outputPath(request, productIdentifier: plistInfo?.productIdentifier ?? productIdentifier,
                                 contentVersion: expectedVersion ?? plistInfo?.contentVersion)
 
+        // What the walk finds that is not content: the source's own ContentInfo.plist when it is
+        // the package root, a --plist file inside the source, and an output inside the source (a
+        // package written there by an earlier run). Junk is left out too, and said so, below.
+        let plistInside = request.plist.flatMap { relativePath(of: $0, in: source) }.map { ArchivePath(structured ? $0 : "Contents/" + $0) }
+        let outputInside = relativePath(of: output, in: source).map { ArchivePath(structured ? $0 : "Contents/" + $0) }
+        func notContent(_ item: SourceItem) -> Bool {
+            (structured && item.path.string == ContentInfo.fileName) || item.path == plistInside || item.path == outputInside
+        }
+
+        // Whether any file is executable code is the one thing the check needs the files' data
+        // for: they are looked at on every core as the walk lists them.
+        let executables = ExecutableScan(jobs: request.options.jobs)
         var items: [SourceItem] = []
         if let plistBytes {
             items.append(SourceItem(path: ArchivePath(ContentInfo.fileName), kind: .file, mode: 0o644, size: Int64(plistBytes.count), origin: .data(plistBytes)))
         }
-        try request.cancellation?.check()
-        if structured {
-            for item in try FolderWalker.walk(root: root, limits: request.limits) where item.path.string != ContentInfo.fileName {
-                items.append(item)
-            }
-        } else {
+        if !structured {
             items.append(SourceItem(path: ArchivePath("Contents"), kind: .directory, mode: 0o755, size: 0, origin: .none))
-            items += try FolderWalker.walk(root: root, prefix: Array("Contents".utf8), limits: request.limits)
         }
-        // A --plist file inside the source is the package's ContentInfo.plist, not content too.
-        if let plist = request.plist, let inside = relativePath(of: plist, in: source) {
-            items.removeAll { $0.path == ArchivePath(structured ? inside : "Contents/" + inside) }
+        executables.add(items)
+        try request.cancellation?.check()
+        let walked = try FolderWalker.walk(root: root, prefix: structured ? [] : Array("Contents".utf8), limits: request.limits) { found in
+            executables.add(found.lazy.filter { !notContent($0) && !JunkFileRule.isJunk($0.path) })
         }
-
-        // An output inside the source (a package written there by an earlier run) is no content.
         var skipped: [String] = []
-        if let inside = relativePath(of: output, in: source) {
-            let path = ArchivePath(structured ? inside : "Contents/" + inside)
-            let before = items.count
-            items.removeAll { $0.path == path }
-            if items.count < before { skipped.append(path.string) }
+        for item in walked where !notContent(item) {
+            items.append(item)
         }
+        if let outputInside, walked.contains(where: { $0.path == outputInside }) { skipped.append(outputInside.string) }
 
         // Junk is left out, and said so.
         items.removeAll { item in
@@ -204,14 +207,13 @@ public enum PackageCreator {
 
         var facts = PackageFacts()
         facts.archiveName = String(output.split(separator: "/").last ?? Substring(output))
-        // The scan takes what the walk found; the one thing that needs the files' data, whether
-        // any is executable code, is looked for on every core at once.
+        // The scan takes what the walk found, while the files are still being looked at.
         let scanner = PackageScanner(limits: request.limits, depth: .headers)
         try scanner.scan(FolderReader(items: items), into: &facts)
-        let executables = try ExecutableScan.run(items, jobs: request.options.jobs)
-        if !executables.isEmpty {
+        let formats = try executables.finish()
+        if !formats.isEmpty {
             for index in facts.entries.indices where facts.entries[index].kind == .file {
-                facts.entries[index].executable = executables[facts.entries[index].path]
+                facts.entries[index].executable = formats[facts.entries[index].path]
             }
         }
         let context = RuleContext(purpose: .create, limits: request.limits, expectedProductIdentifier: request.productIdentifier,
