@@ -186,14 +186,18 @@ public enum PackageCreator {
         }
         executables.add(items)
         try request.cancellation?.check()
-        let walked = try FolderWalker.walk(root: root, prefix: structured ? [] : Array("Contents".utf8), limits: request.limits) { found in
-            executables.add(found.lazy.filter { !notContent($0) && !JunkFileRule.isJunk($0.path) })
-        }
         var skipped: [String] = []
-        for item in walked where !notContent(item) {
-            items.append(item)
+        do {
+            // The walk's own list is let go here, not kept through the writing.
+            let walked = try FolderWalker.walk(root: root, prefix: structured ? [] : Array("Contents".utf8), limits: request.limits) { found in
+                executables.add(found.lazy.filter { !notContent($0) && !JunkFileRule.isJunk($0.path) })
+            }
+            items.reserveCapacity(items.count + walked.count)
+            for item in walked where !notContent(item) {
+                items.append(item)
+            }
+            if let outputInside, walked.contains(where: { $0.path == outputInside }) { skipped.append(outputInside.string) }
         }
-        if let outputInside, walked.contains(where: { $0.path == outputInside }) { skipped.append(outputInside.string) }
 
         // Junk is left out, and said so.
         items.removeAll { item in
