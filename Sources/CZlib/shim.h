@@ -6,6 +6,10 @@
 static inline int CZlib_deflateInit(z_streamp strm, int level) {
     return deflateInit(strm, level);
 }
+/* A raw deflate stream (no zlib header or trailer), with deflateInit's window and memory. */
+static inline int CZlib_deflateInitRaw(z_streamp strm, int level) {
+    return deflateInit2(strm, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY);
+}
 static inline int CZlib_inflateInit(z_streamp strm) {
     return inflateInit(strm);
 }

@@ -114,6 +114,12 @@ package struct FileEncoder {
     package var scratchDirectory: String
     /// Whether large files are cut into chunks (see `ChunkedFileEncoder`).
     package var chunking = false
+    /// Threads a large file's chunks may be compressed on (see `ChunkedFileEncoder`).
+    package var jobs = 1
+
+    package init(mode: CompressionMode, profile: DeflateProfile, scratchDirectory: String, chunking: Bool = false, jobs: Int = 1) {
+        (self.mode, self.profile, self.scratchDirectory, self.chunking, self.jobs) = (mode, profile, scratchDirectory, chunking, jobs)
+    }
     /// Compressed output kept in memory up to this size, then spilled to a scratch file.
     package static let memoryLimit = 4 << 20
     /// The largest file compressed in one call: two such buffers per thread.
@@ -144,7 +150,7 @@ package struct FileEncoder {
             if coalescing.isDuplicate(found, index: index) { return .duplicate(found, sha1: sha1) }
             key = (found, sha1)
         }
-        var file = chunked ? try ChunkedFileEncoder(encoder: self).encode(item, scratch: scratch) : try encodeStreaming(item, scratch: scratch)
+        var file = chunked ? try ChunkedFileEncoder(encoder: self, jobs: jobs).encode(item, scratch: scratch) : try encodeStreaming(item, scratch: scratch)
         if let (key, sha1) = key {
             guard file.size == key.size, file.extractedSHA1 == sha1 else { throw WriteError.sourceChanged(path: item.path.description) }
             file.contentKey = key

@@ -47,7 +47,7 @@ package struct XarWriter {
     /// but its place in the heap.
     package func write(_ items: [SourceItem], to output: FileOutput, listFiles: Bool = true, progress: ((Int64) -> Void)? = nil) throws -> WrittenPackage {
         let encoder = FileEncoder(mode: options.compression, profile: DeflateProfile(level: options.level),
-                                  scratchDirectory: scratchDirectory, chunking: options.chunks)
+                                  scratchDirectory: scratchDirectory, chunking: options.chunks, jobs: max(1, options.jobs))
         let fileIndices = items.indices.filter { items[$0].kind == .file }
         let coalescing = options.coalesce ? HeapCoalescing(items) : nil
         let heap = try FileOutput.anonymous(in: scratchDirectory)
