@@ -142,19 +142,27 @@ package struct FileEncoder {
         if !chunked, mode != .none, item.size <= profile.wholeLimit, item.size > 0, let buffers = scratch.wholeBuffers() {
             return try encodeWhole(item, index: index, coalescing: coalescing, scratch: scratch, input: buffers.input, output: buffers.output)
         }
+        let streamed = {
+            chunked ? try ChunkedFileEncoder(encoder: self, jobs: jobs).encode(item, scratch: scratch) : try encodeStreaming(item, scratch: scratch)
+        }
+        guard let coalescing else { return try streamed() }
         // A large file is read once more to learn whether it is a duplicate: far cheaper than
         // compressing it for nothing.
-        var key: (ContentKey, Insecure.SHA1Digest)?
-        if let coalescing {
-            let (found, sha1) = try contentKey(of: item, buffer: scratch.buffer)
-            if coalescing.isDuplicate(found, index: index) { return .duplicate(found, sha1: sha1) }
-            key = (found, sha1)
-        }
-        var file = chunked ? try ChunkedFileEncoder(encoder: self, jobs: jobs).encode(item, scratch: scratch) : try encodeStreaming(item, scratch: scratch)
-        if let (key, sha1) = key {
+        let (key, sha1) = try contentKey(of: item, buffer: scratch.buffer)
+        return try claim(key, sha1: sha1, index: index, coalescing: coalescing) {
+            let file = try streamed()
             guard file.size == key.size, file.extractedSHA1 == sha1 else { throw WriteError.sourceChanged(path: item.path.description) }
-            file.contentKey = key
+            return file
         }
+    }
+
+    /// Item `index`, whose bytes have `key` and `sha1`: a `duplicate` when an earlier item has
+    /// them, else `encode`'s file, keyed so that later copies find it.
+    private func claim(_ key: ContentKey, sha1: Insecure.SHA1Digest, index: Int, coalescing: HeapCoalescing,
+                       encode: () throws -> EncodedFile) throws -> EncodedFile {
+        if coalescing.isDuplicate(key, index: index) { return .duplicate(key, sha1: sha1) }
+        var file = try encode()
+        file.contentKey = key
         return file
     }
 
@@ -190,10 +198,9 @@ package struct FileEncoder {
         var sha256 = SHA256()
         sha256.update(bufferPointer: data)
         let key = ContentKey(sha256: sha256.finalize(), size: Int64(size))
-        if coalescing.isDuplicate(key, index: index) { return .duplicate(key, sha1: digest) }
-        var file = try compressWhole(item, data: data, digest: digest, scratch: scratch, output: output)
-        file.contentKey = key
-        return file
+        return try claim(key, sha1: digest, index: index, coalescing: coalescing) {
+            try compressWhole(item, data: data, digest: digest, scratch: scratch, output: output)
+        }
     }
 
     /// Compresses a file held whole in `data` (or stores it, when it does not shrink).
