@@ -41,7 +41,9 @@ import Testing
         let found = try scan.finish()
         #expect(found == [ArchivePath("Contents/f3.txt"): .elf, ArchivePath("Contents/f700.txt"): .script,
                           ArchivePath("Contents/f999.txt"): .elf])
-        #expect(try ExecutableScan.run(items, jobs: jobs) == found)
+        let whole = ExecutableScan(jobs: jobs)
+        whole.add(items)
+        #expect(try whole.finish() == found)
     }
 
     /// Two unreadable files in different blocks: the earlier one is named, even when a thread
@@ -71,9 +73,10 @@ import Testing
             for file in 0..<130 { try Data("x".utf8).write(to: URL(fileURLWithPath: "\(root)/d\(folder)/inner/f\(file)")) }
         }
         var runs: [[String]] = []
-        let items = try FolderWalker.walk(root: Array(root.utf8), prefix: Array("Contents".utf8)) { run in
+        try FolderWalker.walk(root: Array(root.utf8), prefix: Array("Contents".utf8)) { run in
             runs.append(run.map(\.path.string))
         }
+        let items = try FolderWalker.walk(root: Array(root.utf8), prefix: Array("Contents".utf8))
         #expect(runs.flatMap { $0 } == items.map(\.path.string))
         #expect(items.count == 5 * 132)
         #expect(runs.count > 1)

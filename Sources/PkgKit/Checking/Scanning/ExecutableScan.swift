@@ -64,13 +64,6 @@ package final class ExecutableScan {
         return try blocks.formats()
     }
 
-    /// The formats among `items`, looked for on `jobs` threads.
-    package static func run(_ items: [SourceItem], jobs: Int) throws -> [ArchivePath: ExecutableFormat] {
-        let scan = ExecutableScan(jobs: jobs)
-        scan.add(items)
-        return try scan.finish()
-    }
-
     private func handOver() {
         let files = pending
         pending = []

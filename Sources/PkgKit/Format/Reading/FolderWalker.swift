@@ -10,38 +10,42 @@ public enum FolderWalker {
 
     /// Lists everything below `root`, with package paths starting at `prefix` (empty for the root).
     public static func walk(root: [UInt8], prefix: [UInt8] = [], limits: PackageLimits = PackageLimits()) throws -> [SourceItem] {
-        try walk(root: root, prefix: prefix, limits: limits, found: nil)
+        var items: [SourceItem] = []
+        try walk(root: root, prefix: prefix, limits: limits) { items += $0 }
+        return items
     }
 
-    /// Lists everything below `root` as `walk(root:prefix:limits:)` does, and hands the items to
-    /// `found` as the walk goes, in their order, a few hundred at a time: whoever reads the files
-    /// can start while the walk lists the rest.
+    /// Lists everything below `root` as `walk(root:prefix:limits:)` does, but hands the items to
+    /// `found` as the walk goes, in their order, a few hundred at a time, and keeps none: whoever
+    /// reads the files can start while the walk lists the rest.
     package static func walk(root: [UInt8], prefix: [UInt8] = [], limits: PackageLimits = PackageLimits(),
-                             found: ((ArraySlice<SourceItem>) -> Void)?) throws -> [SourceItem] {
+                             found: @escaping (ArraySlice<SourceItem>) -> Void) throws {
         var listing = Listing(found: found)
         try walk(directory: root, packagePath: prefix, depth: 0, limits: limits, walked: WalkedFolder(root: root, prefix: prefix),
                  into: &listing)
-        listing.report(atLeast: 1)
-        return listing.items
+        listing.handOver()
     }
 
-    /// The items listed so far, and how many of them `found` has had.
+    /// The items listed and not yet handed over, and how many were listed in all.
     private struct Listing {
-        /// Items are handed over in runs of at least this many (the last run aside).
+        /// Items are handed over in runs of this many (the last run aside).
         static let run = 256
-        var items: [SourceItem] = []
-        var reported = 0
-        let found: ((ArraySlice<SourceItem>) -> Void)?
+        private var pending: [SourceItem] = []
+        private(set) var count = 0
+        let found: (ArraySlice<SourceItem>) -> Void
+
+        init(found: @escaping (ArraySlice<SourceItem>) -> Void) { self.found = found }
 
         mutating func append(_ item: SourceItem) {
-            items.append(item)
-            report(atLeast: Self.run)
+            pending.append(item)
+            count += 1
+            if pending.count == Self.run { handOver() }
         }
 
-        mutating func report(atLeast count: Int) {
-            guard let found, items.count - reported >= count else { return }
-            found(items[reported...])
-            reported = items.count
+        mutating func handOver() {
+            guard !pending.isEmpty else { return }
+            found(pending[...])
+            pending.removeAll(keepingCapacity: true)
         }
     }
 
@@ -83,7 +87,7 @@ public enum FolderWalker {
             throw ReadError.unreadable(path: String(decoding: packagePath, as: UTF8.self), "folders nest deeper than \(maxDepth) levels")
         }
         for (name, info) in try entries(in: directory) {
-            guard listing.items.count < limits.maxEntries else {
+            guard listing.count < limits.maxEntries else {
                 throw ReadError.unreadable(path: nil, "more than \(limits.maxEntries) entries")
             }
             let absolute = directory + [UInt8(ascii: "/")] + name

@@ -42,21 +42,15 @@ package struct ChunkedFileEncoder {
               segment.count > 2 * parameters.maximumSize + step else {
             let head = try encoder.fill(scratch.buffer, from: reader)
             let data = UnsafeRawBufferPointer(rebasing: scratch.buffer[0..<head])
-            return try encodeInOneStream(item, reader: reader, head: data, compressed: try compresses(data, scratch: scratch), scratch: scratch)
+            return try encodeInOneStream(item, reader: reader, head: data, compressed: try encoder.compresses(data, scratch: scratch), scratch: scratch)
         }
         // The first read goes where the segments would: most large files compress.
         let head = try encoder.fill(UnsafeMutableRawBufferPointer(rebasing: segment[0..<step]), from: reader)
         let data = UnsafeRawBufferPointer(rebasing: segment[0..<head])
-        guard try compresses(data, scratch: scratch) else {
+        guard try encoder.compresses(data, scratch: scratch) else {
             return try encodeInOneStream(item, reader: reader, head: data, compressed: false, scratch: scratch)
         }
         return try encodeInSegments(item, reader: reader, head: head, level: level, segment: segment, scratch: scratch)
-    }
-
-    /// Whether `auto` compresses a file starting with `head`.
-    private func compresses(_ head: UnsafeRawBufferPointer, scratch: EncoderScratch) throws -> Bool {
-        guard encoder.mode == .auto else { return encoder.mode == .zlib }
-        return try FileEncoder.worthCompressing(UnsafeRawBufferPointer(rebasing: head.prefix(FileEncoder.sampleBytes)), scratch: scratch)
     }
 
     /// Compresses the file a few megabytes at a time, its first `head` bytes already in

@@ -252,14 +252,7 @@ package struct FileEncoder {
             let empty = Insecure.SHA1().finalize()
             return EncodedFile(size: 0, length: 0, encoding: .stored, extractedSHA1: empty, archivedSHA1: empty, bytes: .empty)
         }
-        let sample = UnsafeRawBufferPointer(rebasing: buffer[0..<min(first, Self.sampleBytes)])
-        var compress = mode == .zlib
-        if mode == .auto {
-            // Small files are compressed outright below; for the rest a quick level-1 pass over
-            // the sample tells whether zlib is worth its time.
-            compress = try first < Self.sampleBytes || Self.worthCompressing(sample, scratch: scratch)
-        }
-        if !compress {
+        if try !compresses(UnsafeRawBufferPointer(rebasing: buffer[0..<first]), scratch: scratch) {
             var extracted = Insecure.SHA1()
             var size: Int64 = 0
             while first > 0 {
@@ -321,6 +314,15 @@ package struct FileEncoder {
             filled += count
         }
         return filled
+    }
+
+    /// Whether a file that starts with `head` is compressed, by the mode: under `auto`, a file
+    /// shorter than the sample is compressed outright; for the rest a quick level-1 pass over
+    /// the sample tells whether zlib is worth its time (`worthCompressing`).
+    package func compresses(_ head: UnsafeRawBufferPointer, scratch: EncoderScratch) throws -> Bool {
+        guard mode == .auto else { return mode == .zlib }
+        guard head.count >= Self.sampleBytes else { return true }
+        return try Self.worthCompressing(UnsafeRawBufferPointer(rebasing: head[0..<Self.sampleBytes]), scratch: scratch)
     }
 
     /// Whether `auto` compresses a file that starts with `head` (up to `sampleBytes`): a quick

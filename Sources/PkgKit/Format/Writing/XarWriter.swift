@@ -46,8 +46,9 @@ package struct XarWriter {
     /// (for `content-unchanged`); otherwise `files` is empty and nothing per file outlives the TOC
     /// but its place in the heap.
     package func write(_ items: [SourceItem], to output: FileOutput, listFiles: Bool = true, progress: ((Int64) -> Void)? = nil) throws -> WrittenPackage {
+        let jobs = max(1, options.jobs)
         let encoder = FileEncoder(mode: options.compression, profile: DeflateProfile(level: options.level),
-                                  scratchDirectory: scratchDirectory, chunking: options.chunks, jobs: max(1, options.jobs))
+                                  scratchDirectory: scratchDirectory, chunking: options.chunks, jobs: jobs)
         let fileIndices = items.indices.filter { items[$0].kind == .file }
         let coalescing = options.coalesce ? HeapCoalescing(items) : nil
         let heap = try FileOutput.anonymous(in: scratchDirectory)
@@ -60,7 +61,6 @@ package struct XarWriter {
         var bytesDone: Int64 = 0
         let copyBuffer = UnsafeMutableRawBufferPointer.allocate(byteCount: Self.bufferSize, alignment: 16)
         defer { copyBuffer.deallocate() }
-        let jobs = max(1, options.jobs)
         // The TOC is written as batches complete, in the same order, on this (otherwise idle)
         // thread while the workers compress.
         let tocScratch = try FileOutput.anonymous(in: scratchDirectory)

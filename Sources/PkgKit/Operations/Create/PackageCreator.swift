@@ -167,7 +167,7 @@ public enum PackageCreator {
 
         // What the walk finds that is not content: the source's own ContentInfo.plist when it is
         // the package root, a --plist file inside the source, and an output inside the source (a
-        // package written there by an earlier run). Junk is left out too, and said so, below.
+        // package written there by an earlier run).
         let plistInside = request.plist.flatMap { relativePath(of: $0, in: source) }.map { ArchivePath(structured ? $0 : "Contents/" + $0) }
         let outputInside = relativePath(of: output, in: source).map { ArchivePath(structured ? $0 : "Contents/" + $0) }
         func notContent(_ item: SourceItem) -> Bool {
@@ -186,28 +186,27 @@ public enum PackageCreator {
         }
         executables.add(items)
         try request.cancellation?.check()
+        // The walk's items are sorted as they come: content goes to the package and to the
+        // scan, and junk is left out, and said so.
         var skipped: [String] = []
-        do {
-            // The walk's own list is let go here, not kept through the writing.
-            let walked = try FolderWalker.walk(root: root, prefix: structured ? [] : Array("Contents".utf8), limits: request.limits) { found in
-                executables.add(found.lazy.filter { !notContent($0) && !JunkFileRule.isJunk($0.path) })
+        var outputFound = false
+        try FolderWalker.walk(root: root, prefix: structured ? [] : Array("Contents".utf8), limits: request.limits) { found in
+            let start = items.count
+            for item in found {
+                if notContent(item) {
+                    if item.path == outputInside { outputFound = true }
+                } else if JunkFileRule.isJunk(item.path) {
+                    if JunkFileRule.isJunkItself(item.path) {
+                        skipped.append(item.path.string)
+                        diagnostics.append(Diagnostic(.junkFile, path: item.path.description, leftOut))
+                    }
+                } else {
+                    items.append(item)
+                }
             }
-            items.reserveCapacity(items.count + walked.count)
-            for item in walked where !notContent(item) {
-                items.append(item)
-            }
-            if let outputInside, walked.contains(where: { $0.path == outputInside }) { skipped.append(outputInside.string) }
+            executables.add(items[start...])
         }
-
-        // Junk is left out, and said so.
-        items.removeAll { item in
-            guard JunkFileRule.isJunk(item.path) else { return false }
-            if JunkFileRule.isJunkItself(item.path) {
-                skipped.append(item.path.string)
-                diagnostics.append(Diagnostic(.junkFile, path: item.path.description, leftOut))
-            }
-            return true
-        }
+        if outputFound, let outputInside { skipped.insert(outputInside.string, at: 0) }
 
         var facts = PackageFacts()
         facts.archiveName = String(output.split(separator: "/").last ?? Substring(output))
