@@ -124,9 +124,11 @@ let package = Package(
             name: "PkgKitTests",
             dependencies: [
                 "PkgKit", "PkgKitArchive", "TestSupport", "CZlib", .product(name: "Crypto", package: "swift-crypto"),
-                // The HTTP client's and TLS library's errors, to check the words the transport gives them.
+                // The HTTP client's and TLS library's errors, to check the words the transport gives them;
+                // an embedded channel, to drive the transport's read gate.
                 .product(name: "AsyncHTTPClient", package: "async-http-client", condition: .when(platforms: [.linux])),
                 .product(name: "NIOCore", package: "swift-nio", condition: .when(platforms: [.linux])),
+                .product(name: "NIOEmbedded", package: "swift-nio", condition: .when(platforms: [.linux])),
                 .product(name: "NIOSSL", package: "swift-nio-ssl", condition: .when(platforms: [.linux])),
             ]),
         .testTarget(

@@ -27,10 +27,13 @@ import TestSupport
 
     /// Downloads the package with the platform's HTTP transport, the first response's reader
     /// held until `hold` returns; then checks the next request's Range and the file.
-    func downloadAfterACut(hold: @escaping @Sendable () async -> Void) async throws {
+    /// `readAhead` (Linux) is how much the client itself reads ahead of the reader.
+    func downloadAfterACut(readAhead: Int? = nil, hold: @escaping @Sendable () async -> Void) async throws {
         defer { server.stop() }
         #if os(Linux)
-        let base: any HTTPTransport = AsyncHTTPClientTransport()
+        var transport = AsyncHTTPClientTransport()
+        if let readAhead { transport.readAhead = readAhead }
+        let base: any HTTPTransport = transport
         #else
         let base: any HTTPTransport = URLSessionTransport()
         #endif
@@ -53,11 +56,25 @@ import TestSupport
     /// The reader takes nothing until the server has sent its bytes and closed the connection:
     /// they wait in the client when the FIN arrives, and must still reach the `.part`.
     @Test func aReaderHeldUntilTheServerClosedResumesFromTheCut() async throws {
+        try await downloadAfterACut(hold: untilTheServerClosed)
+    }
+
+    #if os(Linux)
+    /// The reader is held far beyond what the client reads ahead for it: the client stops
+    /// reading, and most of the bytes sent wait in the system, most of them on the server's side,
+    /// when the reader starts. They arrive with the FIN behind them, and must reach the `.part`
+    /// all the same. (The system holds over 4 MB for a connection nobody reads on loopback, so
+    /// the server can send its bytes and close.)
+    @Test func aReaderFarBehindTheReadAheadResumesFromTheCut() async throws {
+        try await downloadAfterACut(readAhead: 128 << 10, hold: untilTheServerClosed)
+    }
+    #endif
+
+    /// Waits until the server has sent its bytes and closed the connection.
+    @Sendable func untilTheServerClosed() async {
         let server = self.server
-        try await downloadAfterACut(hold: {
-            let closed = await offThePool { waitUntil { server.bytesSent >= Self.cut && server.openConnections == 0 } }
-            #expect(closed, "the server could not send its \(Self.cut) bytes while the reader waited: the client stopped reading")
-        })
+        let closed = await offThePool { waitUntil { server.bytesSent >= Self.cut && server.openConnections == 0 } }
+        #expect(closed, "the server could not send its \(Self.cut) bytes while the reader waited")
     }
 }
 

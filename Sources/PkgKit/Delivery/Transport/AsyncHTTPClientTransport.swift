@@ -13,12 +13,14 @@ import NIOSSL
 /// `HTTPTransport` over AsyncHTTPClient (SwiftNIO): sync's HTTP client on Linux.
 ///
 /// A response body is read ahead into a buffer of at most `readAhead` bytes, which the reader
-/// empties at its own pace: NIO reads from the socket only while the buffer has room, so a slow
-/// disk slows the server down through TCP and never fills memory, and no thread of the process is
-/// ever blocked waiting for another. Every byte that reached the client reaches the reader, even
-/// when the server closes the connection early: the reader takes what is buffered before it sees
-/// the failure, so a resumed download asks for the first byte it does not have (`ResponseBody`
-/// says why this needs the client's delegate API rather than its async body).
+/// empties at its own pace: the connection reads from its socket only while the buffer has room
+/// (`ReadGate`), so a slow disk slows the server down through TCP and never fills memory, and no
+/// thread of the process is ever blocked waiting for another. Every byte that reached the
+/// machine reaches the reader, even when the server closes the connection early while the
+/// reader is far behind: the reader takes what is buffered, and what the system held at the
+/// close, before it sees the failure, so a resumed download asks for the first byte it does not
+/// have (`ResponseBody` and `ReadGate` say why this needs the client's delegate API and a
+/// handler of our own). Requests speak HTTP/1.1, whose connection is the body's one stream.
 /// Cancelling the reading task (or `HTTPBody.cancel()`) fails the request and closes its
 /// connection at once. Chosen over FoundationNetworking by measurement (`bench/TRANSPORT.md`).
 ///
@@ -65,19 +67,25 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         // with its backoff, not a pool that keeps trying until the connect timeout.
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.tlsConfiguration = try? SystemTrustStore.current().configuration(adding: .system)
+        // One connection per body, held back by its `ReadGate`: HTTP/2 would share a connection
+        // between bodies, and the gate could not hold one back without the others.
+        configuration.httpVersion = .http1Only
+        configuration.http1_1ConnectionDebugInitializer = { channel in
+            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(ReadGate(), position: .first) }
+        }
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
-    /// The event loop every request, and the connection it runs on, uses: the body's buffer
-    /// (`ResponseBody`) then asks for more in the same turn of the loop that delivered a part,
-    /// which is what lets it take the bytes NIO reads when a connection closes.
+    /// The event loop every request, and the connection it runs on, uses: the body's delegate
+    /// is then called within the connection's delivery of the bytes (which is how it finds the
+    /// connection's `ReadGate`), and takes every part in the turn of the loop that delivers it.
     private static let loop: any EventLoop = client.eventLoopGroup.next()
 
-    /// The most body bytes read ahead of the reader, per response. Bytes arriving while it is
-    /// full wait in the kernel, which holds the server back; a connection closed while it is
-    /// full loses what the kernel held (the reader is that far behind the network), so it is
-    /// large enough that a reader that keeps up never fills it.
-    package static let readAhead = 2 << 20
+    /// The most body bytes read ahead of the reader, per response (a little more when a read
+    /// was under way as it filled, and what the system held when a connection closes). Bytes
+    /// arriving while it is full wait in the system, which holds the server back; it is large
+    /// enough that a reader that keeps up never fills it.
+    package var readAhead = 2 << 20
 
     /// Sends the GET; returns once the head has arrived.
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
@@ -89,7 +97,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         headers.add(name: "Accept-Encoding", value: "identity")
         if let range = request.range { headers.add(name: "Range", value: range.headerValue) }
         let tls = try tlsConfiguration?.get()
-        let body = ResponseBody(url: url, limit: Self.readAhead)
+        let body = ResponseBody(url: url, limit: readAhead)
         let head: NIOHTTP1.HTTPResponseHead
         do {
             let outgoing = try HTTPClient.Request(url: url, method: .GET, headers: headers, tlsConfiguration: tls)
@@ -187,12 +195,14 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
 ///
 /// Why a delegate and not the client's async body: the async body asks the connection for more
 /// only once the reader has taken the last part, from the reader's task. When the server closes
-/// the connection, NIO reads everything the kernel still holds at once, whether asked or not, and
-/// the client drops what arrives while no one has asked for it (a megabyte and more on loopback).
-/// This delegate takes each part in the turn of the event loop that delivers it and asks for the
-/// next at once (its future is already complete) until `limit` bytes wait, so the connection
-/// always has a request outstanding and every byte read reaches the buffer. When the request
-/// fails, the reader still takes every buffered part before the failure is thrown.
+/// the connection, NIO reads everything the system still holds at once, whether asked or not,
+/// and the client drops what arrives while no one has asked for it (a megabyte and more on
+/// loopback). This delegate takes each part in the turn of the event loop that delivers it and
+/// always asks for the next at once (its future is already complete), so nothing ever waits in
+/// the client; the connection's `ReadGate` holds the socket back while `limit` bytes wait. When
+/// the request fails, the reader still takes every buffered part before the failure is thrown.
+/// (A connection without a gate, which the client as configured never makes, is held back by
+/// the delegate's future instead, as the client intends.)
 private final class ResponseBody: HTTPClientResponseDelegate, @unchecked Sendable {
     // @unchecked: every mutable field is only touched under `lock`; continuations and the
     // promise are completed after it is let go.
@@ -202,6 +212,8 @@ private final class ResponseBody: HTTPClientResponseDelegate, @unchecked Sendabl
     private let url: String
     private let limit: Int
     private var task: HTTPClient.Task<Void>?
+    /// The valve of the connection the response arrives on.
+    private var gate: NIOLoopBound<ReadGate>?
     private var received: NIOHTTP1.HTTPResponseHead?
     private var headWaiter: CheckedContinuation<NIOHTTP1.HTTPResponseHead, any Error>?
     private var parts = CircularBuffer<ByteBuffer>()
@@ -265,11 +277,16 @@ private final class ResponseBody: HTTPClientResponseDelegate, @unchecked Sendabl
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: CheckedContinuation<ByteBuffer?, any Error>) in
                 var room: EventLoopPromise<Void>?
+                var open: NIOLoopBound<ReadGate>?
                 let ready: Result<ByteBuffer?, any Error>? = lock.withLock {
                     if cancelled { return .failure(CancellationError()) }
                     if let part = parts.popFirst() {
+                        let before = buffered
                         buffered -= part.readableBytes
-                        if buffered < limit { (room, full) = (full, nil) }
+                        if buffered < limit {
+                            (room, full) = (full, nil)
+                            if before >= limit { open = gate }
+                        }
                         return .success(part)
                     }
                     if let outcome { return outcome.map { Optional<ByteBuffer>.none } }
@@ -277,6 +294,7 @@ private final class ResponseBody: HTTPClientResponseDelegate, @unchecked Sendabl
                     return nil
                 }
                 room?.succeed(())
+                if let open { Self.poke(open, for: self) }
                 if let ready { waiter.resume(with: ready) }
             }
         } onCancel: {
@@ -284,16 +302,41 @@ private final class ResponseBody: HTTPClientResponseDelegate, @unchecked Sendabl
         }
     }
 
+    /// Room for more body bytes.
+    private var wantsMore: Bool { lock.withLock { buffered < limit } }
+
+    /// Lets `gate` read on, on its loop, if this body still has room by then.
+    private static func poke(_ gate: NIOLoopBound<ReadGate>, for body: ResponseBody) {
+        let id = ObjectIdentifier(body)
+        onLoop(gate) { $0.poke(id) }
+    }
+
+    /// Lets `gate` read freely again: this body has ended. At once when on the loop (the
+    /// request's end is), so that the connection is free before it carries another response.
+    private static func detach(_ gate: NIOLoopBound<ReadGate>, from body: ResponseBody) {
+        let id = ObjectIdentifier(body)
+        onLoop(gate) { $0.detach(id) }
+    }
+
+    private static func onLoop(_ gate: NIOLoopBound<ReadGate>, _ work: @escaping @Sendable (ReadGate) -> Void) {
+        if gate.eventLoop.inEventLoop {
+            work(gate.value)
+        } else {
+            gate.eventLoop.execute { work(gate.value) }
+        }
+    }
+
     /// Ends the request at once, dropping its connection; the reader's next call throws
     /// `CancellationError`. Any thread, any number of times.
     func cancel() {
-        let (task, head, reader, room) = lock.withLock {
+        let (task, head, reader, room, gate) = lock.withLock {
             cancelled = true
             parts.removeAll()
             buffered = 0
-            defer { (headWaiter, self.reader, full) = (nil, nil, nil) }
-            return (self.task, headWaiter, self.reader, full)
+            defer { (headWaiter, self.reader, full, self.gate) = (nil, nil, nil, nil) }
+            return (self.task, headWaiter, self.reader, full, self.gate)
         }
+        if let gate { Self.detach(gate, from: self) }
         head?.resume(throwing: CancellationError())
         reader?.resume(throwing: CancellationError())
         room?.fail(CancellationError())
@@ -302,12 +345,13 @@ private final class ResponseBody: HTTPClientResponseDelegate, @unchecked Sendabl
 
     /// The request ended: the reader gets what is buffered, then this.
     private func finished(_ result: Result<Void, any Error>) {
-        let (head, reader, room) = lock.withLock {
+        let (head, reader, room, gate) = lock.withLock {
             outcome = outcome ?? result
-            defer { (headWaiter, self.reader, full) = (nil, nil, nil) }
+            defer { (headWaiter, self.reader, full, self.gate) = (nil, nil, nil, nil) }
             // A reader only waits on an empty buffer.
-            return (headWaiter, self.reader, full)
+            return (headWaiter, self.reader, full, self.gate)
         }
+        if let gate { Self.detach(gate, from: self) }
         let failure: any Error
         switch result {
         case .failure(let error): failure = error
@@ -320,8 +364,13 @@ private final class ResponseBody: HTTPClientResponseDelegate, @unchecked Sendabl
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: NIOHTTP1.HTTPResponseHead) -> EventLoopFuture<Void> {
+        let connection = ReadGate.current
         let waiter = lock.withLock {
             received = head
+            if let connection, outcome == nil, !cancelled {
+                gate = NIOLoopBound(connection, eventLoop: task.eventLoop)
+                connection.attach(ObjectIdentifier(self)) { [weak self] in self?.wantsMore ?? true }
+            }
             defer { headWaiter = nil }
             return headWaiter
         }
@@ -338,7 +387,8 @@ private final class ResponseBody: HTTPClientResponseDelegate, @unchecked Sendabl
             }
             parts.append(part)
             buffered += part.readableBytes
-            guard buffered >= limit else { return (nil, nil) }
+            // The gate, if any, holds the socket back now; the client never waits on this body.
+            guard buffered >= limit, gate == nil else { return (nil, nil) }
             let promise = task.eventLoop.makePromise(of: Void.self)
             full = promise
             return (nil, promise)
