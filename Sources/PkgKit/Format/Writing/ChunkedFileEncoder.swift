@@ -8,21 +8,14 @@ import PkgKitSupport
 /// the file fetches only the chunks it lacks.
 ///
 /// A full flush also drops the compressor's history, so zlib writes for each chunk exactly what
-/// it writes for that chunk alone: with zlib, the chunks of a file are compressed on `jobs`
-/// threads at once (`encodeInSegments`), a few megabytes at a time, into the same bytes one
-/// stream makes. Otherwise a large text file keeps one thread busy while the other cores, their
-/// work done, wait for it. ISA-L's bytes depend on how its input is fed, so its levels stream
+/// it writes for that chunk alone: with zlib, the chunks of a file are compressed on the
+/// encoder's `jobs` threads at once (`encodeInSegments`), a few megabytes at a time, into the
+/// same bytes one stream makes. Otherwise a large text file keeps one thread busy while the
+/// other cores, their work done, wait for it. ISA-L's bytes depend on how its input is fed, so its levels stream
 /// each file through one compressor (`encodeInOneStream`), as does a file stored as it is.
 package struct ChunkedFileEncoder {
     package var encoder: FileEncoder
     package var parameters = ChunkParameters.standard
-    /// Threads one file's chunks are compressed on.
-    package var jobs = 1
-
-    package init(encoder: FileEncoder, jobs: Int = 1) {
-        self.encoder = encoder
-        self.jobs = jobs
-    }
 
     /// Whether `item` is chunked: a file of at least `smallestChunkedFile` bytes that `profile`
     /// streams anyway. One it compresses in a single libdeflate call (up to 4 MiB at the default
@@ -56,8 +49,8 @@ package struct ChunkedFileEncoder {
     /// Compresses the file a few megabytes at a time, its first `head` bytes already in
     /// `segment`: each read is hashed and cut into chunks as it arrives (while it is in the
     /// processor's cache), then the chunks complete in the segment are hashed and compressed as
-    /// zlib at `level` would (see the type's comment), on `jobs` threads, and the chunk still
-    /// open moves to the front for the next reads.
+    /// zlib at `level` would (see the type's comment), on the encoder's `jobs` threads, and the
+    /// chunk still open moves to the front for the next reads.
     private func encodeInSegments(_ item: SourceItem, reader: FolderReader, head: Int, level: Int32,
                                   segment: UnsafeMutableRawBufferPointer, scratch: EncoderScratch) throws -> EncodedFile {
         let step = scratch.buffer.count
@@ -93,7 +86,7 @@ package struct ChunkedFileEncoder {
             if ended, (ends.last ?? 0) < filled { ends.append(filled) }
             let chunks = zip([0] + ends.dropLast(), ends).map { $0..<$1 }
             let view = SegmentView(bytes: UnsafeRawBufferPointer(segment))
-            try OrderedWorkPool.run(count: chunks.count, jobs: jobs, window: chunks.count, work: { index in
+            try OrderedWorkPool.run(count: chunks.count, jobs: max(1, encoder.jobs), window: chunks.count, work: { index in
                 try Self.compressChunk(UnsafeRawBufferPointer(rebasing: view.bytes[chunks[index]]), level: level)
             }, consume: { index, chunk in
                 try output.write(chunk.compressed)

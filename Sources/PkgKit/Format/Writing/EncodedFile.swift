@@ -143,7 +143,7 @@ package struct FileEncoder {
             return try encodeWhole(item, index: index, coalescing: coalescing, scratch: scratch, input: buffers.input, output: buffers.output)
         }
         let streamed = {
-            chunked ? try ChunkedFileEncoder(encoder: self, jobs: jobs).encode(item, scratch: scratch) : try encodeStreaming(item, scratch: scratch)
+            chunked ? try ChunkedFileEncoder(encoder: self).encode(item, scratch: scratch) : try encodeStreaming(item, scratch: scratch)
         }
         guard let coalescing else { return try streamed() }
         // A large file is read once more to learn whether it is a duplicate: far cheaper than
