@@ -5,15 +5,17 @@ import PackageDescription
 /// depends on the layers it may use and no others, so the compiler refuses a use of one above it.
 let pkgKitLayers: [(name: String, folder: String, mayUse: [String])] = [
     ("Support", "Support", []),
-    ("Format", "Format", ["Support"]),
-    ("Checking", "Checking", ["Support", "Format"]),
-    ("Reports", "Reports", ["Support", "Format", "Checking"]),
-    ("Install", "Install", ["Support", "Format", "Checking", "Reports"]),
-    ("Operations", "Operations", ["Support", "Format", "Checking", "Reports", "Install"]),
-    ("Catalog", "Delivery/Catalog", ["Support", "Format", "Checking"]),
-    ("Publish", "Delivery/Publish", ["Support", "Format", "Checking", "Catalog"]),
-    ("Transport", "Delivery/Transport", ["Support", "Format"]),
-    ("Sync", "Delivery/Sync", ["Support", "Format", "Checking", "Reports", "Install", "Catalog", "Transport"]),
+    ("Diagnostics", "Diagnostics", ["Support"]),
+    ("Identity", "Identity", ["Support", "Diagnostics"]),
+    ("Format", "Format", ["Support", "Diagnostics", "Identity"]),
+    ("Checking", "Checking", ["Support", "Diagnostics", "Identity", "Format"]),
+    ("Reports", "Reports", ["Support", "Diagnostics", "Identity", "Format", "Checking"]),
+    ("Install", "Install", ["Support", "Diagnostics", "Identity", "Format", "Checking", "Reports"]),
+    ("Operations", "Operations", ["Support", "Diagnostics", "Identity", "Format", "Checking", "Reports", "Install"]),
+    ("Catalog", "Delivery/Catalog", ["Support", "Diagnostics", "Identity"]),
+    ("Publish", "Delivery/Publish", ["Support", "Diagnostics", "Identity", "Format", "Checking", "Catalog"]),
+    ("Transport", "Delivery/Transport", ["Support", "Diagnostics"]),
+    ("Sync", "Delivery/Sync", ["Support", "Diagnostics", "Identity", "Format", "Checking", "Reports", "Install", "Catalog", "Transport"]),
 ]
 
 /// What each layer's files import from outside the package.

@@ -1,4 +1,6 @@
 import PkgKitSupport
+import PkgKitDiagnostics
+import PkgKitIdentity
 import PkgKitFormat
 
 /// Opens and scans a package or folder in full and runs every rule: the work behind

@@ -1,4 +1,6 @@
 import PkgKitSupport
+import PkgKitDiagnostics
+import PkgKitIdentity
 import PkgKitFormat
 import PkgKitChecking
 

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PkgKitIdentity
 import PkgKit
 
 // PkgKit's enumerations that flags take as they are: their raw values are the flags' words.

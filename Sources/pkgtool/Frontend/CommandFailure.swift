@@ -1,4 +1,5 @@
 import ArgumentParser
+import PkgKitDiagnostics
 import PkgKit
 
 /// A failure the command line finds itself (PkgKit's own errors report themselves): a diagnostic

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PkgKitDiagnostics
 import PkgKit
 
 /// What every command whose outcome is one report declares, whether its work is synchronous

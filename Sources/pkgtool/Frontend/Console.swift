@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PkgKitDiagnostics
 import PkgKit
 
 /// Where the command line writes: results to stdout, diagnostics and progress to stderr.

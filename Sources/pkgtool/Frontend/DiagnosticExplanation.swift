@@ -1,3 +1,4 @@
+import PkgKitDiagnostics
 import PkgKit
 
 /// What one diagnostic code means, for `pkgtool explain` and the reference in docs/diagnostics.md,

@@ -1,4 +1,5 @@
 import ArgumentParser
+import PkgKitDiagnostics
 import PkgKit
 
 /// An exit status of docs/exit-codes.md, and the one place where what a command ends with becomes

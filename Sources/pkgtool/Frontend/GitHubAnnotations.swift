@@ -1,3 +1,4 @@
+import PkgKitDiagnostics
 import PkgKit
 
 /// `validate --reporter github`: one GitHub Actions workflow command per diagnostic,

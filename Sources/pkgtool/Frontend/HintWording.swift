@@ -1,4 +1,5 @@
 import ArgumentParser
+import PkgKitDiagnostics
 import PkgKit
 
 /// The hints in PkgKit's diagnostics in the words of the command that prints them: each names

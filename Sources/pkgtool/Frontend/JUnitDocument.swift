@@ -1,3 +1,4 @@
+import PkgKitDiagnostics
 import PkgKit
 
 /// `validate --reporter junit`: one JUnit XML document for the whole run. Each package is a

@@ -1,3 +1,4 @@
+import PkgKitDiagnostics
 import PkgKit
 
 /// Advice about a package that names pkgtool's own commands, which PkgKit's messages leave to

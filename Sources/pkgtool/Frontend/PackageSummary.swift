@@ -1,3 +1,4 @@
+import PkgKitDiagnostics
 import PkgKit
 
 /// The line that sums up one package after its diagnostics: validate's for each package, and

@@ -1,3 +1,4 @@
+import PkgKitDiagnostics
 import PkgKit
 
 /// The command line's advice on a network failure PkgKit reports: PkgKit says what went wrong

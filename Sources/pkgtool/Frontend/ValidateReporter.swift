@@ -1,4 +1,5 @@
 import ArgumentParser
+import PkgKitDiagnostics
 import PkgKit
 
 /// How `validate` prints its findings (`--reporter`): as text for people, or in a form a CI

@@ -1,5 +1,7 @@
 import ArgumentParser
 import Foundation
+import PkgKitDiagnostics
+import PkgKitIdentity
 import PkgKit
 
 extension Pkgtool {

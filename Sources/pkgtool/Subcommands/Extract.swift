@@ -1,4 +1,5 @@
 import ArgumentParser
+import PkgKitDiagnostics
 import PkgKit
 
 extension Pkgtool {

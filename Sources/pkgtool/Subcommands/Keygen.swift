@@ -1,5 +1,6 @@
 import ArgumentParser
 import Foundation
+import PkgKitDiagnostics
 import PkgKit
 
 extension Pkgtool {

@@ -1,4 +1,6 @@
 import ArgumentParser
+import PkgKitDiagnostics
+import PkgKitIdentity
 import PkgKit
 
 extension Pkgtool {

@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitDiagnostics
 import PkgKitFormat
 
 /// `bad-extension`: a package file must be named `*.pkg`. Folders have no name to judge, and

@@ -1,5 +1,6 @@
 import Foundation
 import PkgKitSupport
+import PkgKitDiagnostics
 import PkgKitFormat
 
 /// `case-collision` (a warning here; `convert` refuses it): two paths that differ only in letter

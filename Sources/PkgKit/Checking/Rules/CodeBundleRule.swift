@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitDiagnostics
 import PkgKitFormat
 
 /// `code-bundle` (warning): a folder named like an app, framework or plug-in bundle.

@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitDiagnostics
 import PkgKitFormat
 
 /// `missing-content-info`, `invalid-content-info` and `missing-key`: the root

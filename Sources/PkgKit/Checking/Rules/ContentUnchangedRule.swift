@@ -1,4 +1,6 @@
 import PkgKitSupport
+import PkgKitDiagnostics
+import PkgKitIdentity
 import PkgKitFormat
 
 /// `content-unchanged` (warning): the version went up but not one payload byte changed.

@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitDiagnostics
 import PkgKitFormat
 
 /// `missing-contents`: the payload lives in `Contents/`, which must hold at least one file.

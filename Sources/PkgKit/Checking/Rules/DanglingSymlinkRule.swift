@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitDiagnostics
 import PkgKitFormat
 
 /// `dangling-symlink` (warning): a link inside `Contents/` to a path the package does not hold.

@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitDiagnostics
 import PkgKitFormat
 
 /// `duplicate-entry`: the same path twice. No xar reader rejects this by itself, and which copy

@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitDiagnostics
 import PkgKitFormat
 
 /// `executable-code`: the store forbids code in hosted content, whatever the file is called.

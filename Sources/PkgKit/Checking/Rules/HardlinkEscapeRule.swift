@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitDiagnostics
 import PkgKitFormat
 
 /// `hardlink-escape`: a hard link must name a file inside `Contents/` that the package holds.

@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitDiagnostics
 import PkgKitFormat
 
 /// `junk-file` (warning): file-system and version-control litter. `create` leaves it out.

@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitDiagnostics
 import PkgKitFormat
 
 /// Resolves symbolic links lexically, through chains of links inside the package, without

@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitDiagnostics
 import PkgKitFormat
 
 /// `outside-contents`: only ContentInfo.plist and Contents/ may sit at the package root.

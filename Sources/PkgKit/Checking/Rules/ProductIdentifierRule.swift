@@ -1,4 +1,6 @@
 import PkgKitSupport
+import PkgKitDiagnostics
+import PkgKitIdentity
 import PkgKitFormat
 
 /// `invalid-product-identifier` and `product-identifier-mismatch` (against the identifier the

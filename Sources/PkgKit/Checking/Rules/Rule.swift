@@ -1,4 +1,6 @@
 import PkgKitSupport
+import PkgKitDiagnostics
+import PkgKitIdentity
 import PkgKitFormat
 
 /// One check of docs/diagnostics.md over the facts of a package.

@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitDiagnostics
 import PkgKitFormat
 
 /// `size-limit`: the archive file and the unpacked payload must each stay within the limit.

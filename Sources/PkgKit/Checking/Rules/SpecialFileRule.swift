@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitDiagnostics
 import PkgKitFormat
 
 /// `special-file`: devices, FIFOs and sockets have no place in downloadable content.

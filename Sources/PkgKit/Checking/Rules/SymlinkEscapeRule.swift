@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitDiagnostics
 import PkgKitFormat
 
 /// `symlink-escape`: a link whose target is absolute, or resolves (through any chain of links

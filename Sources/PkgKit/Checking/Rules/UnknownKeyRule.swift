@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitDiagnostics
 import PkgKitFormat
 
 /// `unknown-key` (warning): ContentInfo.plist keys other than the two the store reads. A near

@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitDiagnostics
 import PkgKitFormat
 
 /// `unsafe-path`: absolute paths, `..`, empty components, control characters, invalid UTF-8

@@ -1,4 +1,6 @@
 import PkgKitSupport
+import PkgKitDiagnostics
+import PkgKitIdentity
 import PkgKitFormat
 
 /// `version-not-bumped`: an update must have a strictly greater ContentVersion.

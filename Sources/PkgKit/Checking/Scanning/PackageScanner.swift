@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PkgKitSupport
+import PkgKitDiagnostics
 import PkgKitFormat
 
 /// Reads a package once, start to end, and turns it into `PackageFacts`.

@@ -1,7 +1,6 @@
 import Foundation
 import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
+import PkgKitIdentity
 
 /// The list of published packages at the root of a published folder: `catalog.json` (docs/catalog.md
 /// ). Parse one with `Catalog(data:)`, write one with `encoded()`.

@@ -1,7 +1,5 @@
 import Foundation
 import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
 
 extension Catalog {
     /// The catalog's bytes, which depend only on its entries: products sorted by identifier

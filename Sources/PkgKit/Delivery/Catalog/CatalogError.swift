@@ -1,6 +1,5 @@
 import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
+import PkgKitDiagnostics
 
 /// Why a catalog was refused as a whole: it is not valid JSON of the catalog's shape
 /// (`invalid-catalog`, a refusal).

@@ -1,7 +1,7 @@
 import Foundation
 import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
+import PkgKitDiagnostics
+import PkgKitIdentity
 
 extension Catalog {
     /// Parses `catalog.json`'s bytes, refusing as a whole anything that is not the catalog's

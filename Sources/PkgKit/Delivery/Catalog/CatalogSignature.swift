@@ -1,8 +1,6 @@
 import Crypto
 import Foundation
 import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
 
 /// A catalog's signature file, `signatures/<sha256>.sig` beside `catalog.json` (docs/catalog.md):
 /// `<sha256>` is the lowercase hex SHA-256 of the exact catalog bytes it signs, and the file holds

@@ -1,6 +1,4 @@
 import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
 
 /// What is known about a fetched catalog's signature (`FetchedCatalog.signature`).
 ///

@@ -1,7 +1,6 @@
 package import SwiftASN1
 import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
+import PkgKitDiagnostics
 
 /// The DER and PEM forms of Ed25519 keys that openssl reads and writes (RFC 8410):
 /// `openssl genpkey -algorithm ed25519` writes a PKCS#8 `PRIVATE KEY`, `openssl pkey -pubout`

@@ -1,6 +1,5 @@
 import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
+import PkgKitDiagnostics
 
 /// Why a key file could not be used: not PEM, not Ed25519, malformed (`unreadable-input`: the
 /// key given is an input that cannot be read as a key, a failure).

@@ -1,6 +1,5 @@
 import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
+import PkgKitDiagnostics
 
 /// A catalog signature that is missing, malformed or does not verify with any trusted key:
 /// `bad-signature`, a refusal.

@@ -1,8 +1,6 @@
 import Crypto
 import Foundation
 import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
 
 /// An Ed25519 private key that signs catalogs (`publish --sign`). It reads and writes the
 /// PKCS#8 PEM that `openssl genpkey -algorithm ed25519` writes.

@@ -1,5 +1,6 @@
 import Foundation
 import PkgKitSupport
+import PkgKitDiagnostics
 import PkgKitFormat
 import PkgKitChecking
 import PkgKitCatalog

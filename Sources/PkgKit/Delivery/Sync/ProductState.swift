@@ -1,5 +1,6 @@
 import Foundation
 import PkgKitSupport
+import PkgKitIdentity
 import PkgKitFormat
 import PkgKitChecking
 import PkgKitReports

@@ -1,6 +1,7 @@
 import Crypto
 import Foundation
 import PkgKitSupport
+import PkgKitDiagnostics
 import PkgKitFormat
 import PkgKitChecking
 import PkgKitReports

@@ -1,6 +1,8 @@
 internal import CSyscalls
 import Foundation
 import PkgKitSupport
+import PkgKitDiagnostics
+import PkgKitIdentity
 import PkgKitFormat
 import PkgKitChecking
 import PkgKitReports

@@ -1,5 +1,7 @@
 import Foundation
 import PkgKitSupport
+import PkgKitDiagnostics
+import PkgKitIdentity
 import PkgKitFormat
 import PkgKitChecking
 import PkgKitReports

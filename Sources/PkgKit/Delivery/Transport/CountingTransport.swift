@@ -1,6 +1,5 @@
 import Foundation
 import PkgKitSupport
-import PkgKitFormat
 
 /// A transport that counts every body byte read through it: what a sync reports as downloaded,
 /// whatever became of the bytes (a catalog refused, a package cut off, a retry).

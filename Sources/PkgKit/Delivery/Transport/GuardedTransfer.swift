@@ -1,6 +1,5 @@
 import Foundation
 import PkgKitSupport
-import PkgKitFormat
 
 extension HTTPTransport {
     /// GETs `request` and hands its body to `onBody`, chunk by chunk, enforcing what must hold

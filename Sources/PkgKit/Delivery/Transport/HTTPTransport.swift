@@ -1,6 +1,6 @@
 import Foundation
 import PkgKitSupport
-import PkgKitFormat
+import PkgKitDiagnostics
 
 /// Fetches bytes by URL: the one small seam behind which the network sits, so that tests can
 /// script it. `AsyncHTTPClientTransport` speaks HTTP(S) on Linux, `URLSessionTransport` on Apple

@@ -1,6 +1,5 @@
 import Foundation
 import PkgKitSupport
-import PkgKitFormat
 
 /// `HTTPTransport` for `file://` URLs: a published folder on a local disk or a mounted share
 /// answers like a web server that honours Range (200, 206, 404, 416), so that downloading,

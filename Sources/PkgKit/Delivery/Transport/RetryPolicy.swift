@@ -1,6 +1,5 @@
 import Foundation
 import PkgKitSupport
-import PkgKitFormat
 
 /// How transient failures are retried: a few attempts with exponential backoff. Connection
 /// resets, timeouts, unreachable servers and HTTP 5xx are transient (`TransportError.isTransient`);

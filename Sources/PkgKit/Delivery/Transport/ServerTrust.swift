@@ -1,7 +1,7 @@
 import Foundation
 internal import SwiftASN1
 import PkgKitSupport
-import PkgKitFormat
+import PkgKitDiagnostics
 
 /// Which certificate authorities an HTTPS server's certificate may lead to: the system's trust
 /// store (the one curl and openssl use on the machine, `SSL_CERT_FILE` and `SSL_CERT_DIR`

@@ -1,6 +1,5 @@
 import Foundation
 import PkgKitSupport
-import PkgKitFormat
 
 /// The transport for any catalog or package URL: `file://` URLs are read from disk; `http://`
 /// and `https://` go through `AsyncHTTPClientTransport` on Linux and `URLSessionTransport` on

@@ -1,6 +1,5 @@
 import Foundation
 import PkgKitSupport
-import PkgKitFormat
 
 /// Why a server's TLS connection was not accepted, in terms a person can act on: the reason the
 /// certificate did not verify, or what the handshake could not agree on. A transport finds it

@@ -1,5 +1,4 @@
 import PkgKitSupport
-import PkgKitFormat
 
 /// How long a transfer may stay silent, and the clock that measures it (and the waits between
 /// retries). Tests pass a clock they advance by hand, so that time-outs and backoff are tested

@@ -1,5 +1,4 @@
 import PkgKitSupport
-import PkgKitFormat
 
 // Apple platforms only. On Linux, URLSession lives in FoundationNetworking, which would link
 // libcurl and its thirty-odd libraries into every program that uses PkgKit, for a client that

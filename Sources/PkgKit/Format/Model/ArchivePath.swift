@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitDiagnostics
 
 /// A path as stored in an archive: raw bytes (names need not be valid UTF-8) plus the
 /// normalised form every reader agrees on (no leading `./`, no trailing `/`).

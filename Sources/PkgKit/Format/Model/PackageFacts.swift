@@ -1,5 +1,6 @@
 import Foundation
 import PkgKitSupport
+import PkgKitDiagnostics
 
 /// What the scanner learnt about one entry: everything a rule may ask, nothing of the data
 /// beyond a digest, so that a package of any size fits in memory as facts.

@@ -1,5 +1,6 @@
 import Foundation
 import PkgKitSupport
+import PkgKitDiagnostics
 
 /// Opens any package pkgtool reads, choosing the reader from the content, not the name.
 public enum PackageOpener {

@@ -1,5 +1,6 @@
 import Foundation
 import PkgKitSupport
+import PkgKitDiagnostics
 
 /// One wrapping folder (docs/format.md): when an archive's (or a Payload's) root holds exactly
 /// one folder and nothing else, and that folder holds `ContentInfo.plist`, that folder is the

@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitDiagnostics
 
 /// Consecutive entries a read-ahead worker decodes in one go, and what it has handed over of
 /// them: their bytes in blocks, each entry's run of pieces, and how each ended. Its fields are

@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitDiagnostics
 
 /// Why a xar's table of contents could not be read.
 public enum XarTOCError: Error, Sendable, Equatable, CustomStringConvertible {

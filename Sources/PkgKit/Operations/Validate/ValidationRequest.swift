@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitIdentity
 import PkgKitFormat
 import PkgKitChecking
 import PkgKitReports

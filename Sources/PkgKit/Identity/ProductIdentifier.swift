@@ -1,4 +1,5 @@
 import PkgKitSupport
+import PkgKitDiagnostics
 
 /// The rules for an IAPProductIdentifier: 1–255 characters from `A–Z a–z 0–9 _ .`, not starting
 /// or ending with `.`, no `..`. It names a folder on install, so nothing else is allowed.
