@@ -62,9 +62,10 @@ import TestSupport
         try Self.assemble(v2.pkg, into: sparse, ranges: [0 ..< 28 + tocLength + 20] + plan.fetch)
 
         // The install takes the TOC as the plan parsed it (both of its passes).
-        let report = try installer.install(.delta(sparse, shownAs: "v2.pkg", name: "1.1.pkg", reused: plan.reused, reusedEntries: plan.reusedEntries,
-                                                  memo: memo), into: product,
-                                           options: InstallOptions(expectedProductIdentifier: Self.id, expectedContentVersion: "1.1"))
+        var options = InstallOptions(expectedProductIdentifier: Self.id, expectedContentVersion: "1.1")
+        options.reused = plan.reused
+        let report = try installer.install(.delta(sparse, shownAs: "v2.pkg", name: "1.1.pkg", reusedEntries: plan.reusedEntries,
+                                                  memo: memo), into: product, options: options)
         #expect(report.status == .installed, "\(report.diagnostics)")
         #expect(report.fileCount == 6)
         #expect(memo.timesTaken == 2, "the first look and the full pass both took the TOC the plan parsed")
@@ -104,7 +105,9 @@ import TestSupport
         // Same size, other bytes: only the identity check can notice.
         try s.write("Documents/\(Self.id)/1.0/big.bin", randomData(100_000))
         #expect(throws: InstallError.self) {
-            _ = try installer.install(.delta(sparse, shownAs: "v2.pkg", name: "1.1.pkg", reused: plan.reused, reusedEntries: plan.reusedEntries), into: product, options: InstallOptions())
+            var options = InstallOptions()
+            options.reused = plan.reused
+            _ = try installer.install(.delta(sparse, shownAs: "v2.pkg", name: "1.1.pkg", reusedEntries: plan.reusedEntries), into: product, options: options)
         }
         #expect(readRecord(s.documents + "/\(Self.id)")?.version == "1.0")
         #expect(stagingLeftovers(s.documents + "/\(Self.id)").isEmpty)
@@ -115,9 +118,10 @@ import TestSupport
     /// the TOC again, and the catalog's identifier and version stand in until the package's own
     /// plist is read.
     @Test func aDeltaJudgedOnceInstallsTheSameTree() throws {
-        let (s, product, delta, memo, v2) = try Self.plannedDelta()
+        let (s, product, delta, memo, v2, reused) = try Self.plannedDelta()
         var options = InstallOptions(expectedProductIdentifier: Self.id, expectedContentVersion: "1.1")
         options.judgesOnce = true
+        options.reused = reused
         let report = try Installer(documents: s.documents).install(delta, into: product, options: options)
         #expect(report.status == .installed, "\(report.diagnostics)")
         #expect(memo.timesTaken == 1, "only the full pass took the TOC the plan parsed")
@@ -129,9 +133,10 @@ import TestSupport
     /// Judged once, a package that breaks a rule (here: not the version its catalog entry says)
     /// is still refused before anything goes into place, its staging folder removed.
     @Test func aDeltaJudgedOnceStillRefusesWhatBreaksARule() throws {
-        let (s, product, delta, _, _) = try Self.plannedDelta()
+        let (s, product, delta, _, _, reused) = try Self.plannedDelta()
         var options = InstallOptions(expectedProductIdentifier: Self.id, expectedContentVersion: "1.2")
         options.judgesOnce = true
+        options.reused = reused
         let report = try Installer(documents: s.documents).install(delta, into: product, options: options)
         #expect(report.status == .refused)
         #expect(report.diagnostics.map(\.code).contains(.contentVersionMismatch), "\(report.diagnostics)")
@@ -145,7 +150,7 @@ import TestSupport
     @Test func aCopyOnlyLibarchiveReadsIsToBeDownloadedWhole() throws {
         let s = try Scratch()
         let copy = try XarReaderTests.bzip2Package(in: s)
-        let delta = PackageSource.delta(copy, shownAs: "https://example.com/1.1.pkg", name: "1.1.pkg", reused: [:], reusedEntries: [])
+        let delta = PackageSource.delta(copy, shownAs: "https://example.com/1.1.pkg", name: "1.1.pkg", reusedEntries: [])
         #expect(throws: ReadError.unreadable(path: nil, "the package's table of contents is not one pkgtool reads itself: download it whole")) {
             _ = try delta.open(PackageLimits())
         }
@@ -153,7 +158,8 @@ import TestSupport
 
     /// 1.0 installed, and the sparse copy of a 1.1 that keeps one of its files, with the plan's
     /// ranges fetched: what a delta sync hands the installer.
-    static func plannedDelta() throws -> (Scratch, ProductFolder, PackageSource, XarTableMemo, (pkg: String, contents: String)) {
+    static func plannedDelta() throws -> (Scratch, ProductFolder, PackageSource, XarTableMemo, (pkg: String, contents: String),
+                                          reused: [ArchivePath: InstalledFile]) {
         let s = try Scratch()
         let big = randomData(200_000)
         let v1 = try s.package("v1", id: Self.id, version: "1.0", files: ["big.bin": big, "a.txt": Data("1".utf8)])
@@ -170,8 +176,7 @@ import TestSupport
                                                installed: try InstalledTree.scan(product, version: "1.0")))
         #expect(plan.reused.count == 1)
         try assemble(v2.pkg, into: sparse, ranges: [0 ..< tocEnd] + plan.fetch)
-        let delta = PackageSource.delta(sparse, shownAs: "v2.pkg", name: "1.1.pkg", reused: plan.reused,
-                                        reusedEntries: plan.reusedEntries, memo: memo)
-        return (s, product, delta, memo, v2)
+        let delta = PackageSource.delta(sparse, shownAs: "v2.pkg", name: "1.1.pkg", reusedEntries: plan.reusedEntries, memo: memo)
+        return (s, product, delta, memo, v2, plan.reused)
     }
 }

@@ -5,7 +5,7 @@ import TestSupport
 /// Format, the lowest layer that knows packages, knows nothing of how a client keeps its content
 /// up to date: no delta, sync, download, reused or installed file, in its names, its messages or
 /// its comments. What a layer above needs from a reader it asks for in Format's own words (bytes
-/// from a `PackageBytes`, files already on hand from a `FilesOnHand`) and words its advice itself.
+/// from a `PackageBytes`, which entries' data it wants) and words its advice itself.
 /// Every layer's diagnostic codes and hints live below Format, in `Diagnostics/`, so no file of
 /// Format is exempt.
 @Suite struct FormatWordsTests {

@@ -31,14 +31,16 @@ public struct PackageCheck: Sendable {
     }
 
     /// `run` over any source.
+    /// `supplied` describes the files whose data `source`'s reader withholds.
     package static func run(_ source: PackageSource, context: RuleContext, depth: PackageScanner.Depth = .full, digests: Bool = true,
-                    sink: (any EntrySink)? = nil, cancellation: Cancellation? = nil,
+                    sink: (any EntrySink)? = nil, cancellation: Cancellation? = nil, supplied: [ArchivePath: SuppliedFile] = [:],
                     progress: ((Int64, Int64) -> Void)? = nil) throws -> PackageCheck {
         // The reader (and the TOC it may hold) is let go before the rules build their tables.
         var facts = try { () throws -> PackageFacts in
             var opened = try source.open(context.limits)
             var scanner = PackageScanner(limits: context.limits, depth: depth, digests: digests, progress: progress)
             scanner.cancellation = cancellation
+            scanner.supplied = supplied
             try scanner.scan(opened.reader, into: &opened.facts, sink: sink)
             return opened.facts
         }()

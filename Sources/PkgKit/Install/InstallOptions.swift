@@ -30,6 +30,10 @@ public struct InstallOptions: Sendable {
     package var beforeCommit: (@Sendable () throws -> Void)?
     /// Where the expected identifier and version come from (a sync's catalog, or flags).
     package var expectationsFrom: RuleContext.ExpectationSource = .flags
+    /// Files of the package on hand in the product folder, by their path in the package: the
+    /// source's reader withholds their data (a delta's sparse copy never held it), and they are
+    /// linked or copied from there instead.
+    package var reused: [ArchivePath: InstalledFile] = [:]
     /// Judge the rules once, on the full pass, with no first look: for a delta sync, whose header
     /// and TOC are its catalog entry's and which has only its fetched ranges left to read. The
     /// expected identifier and version must be given.

@@ -6,8 +6,9 @@ import PkgKitReports
 /// A regular file of an installed version, hashed: what an installed tree is made of, and what a
 /// delta update takes instead of downloading a file again (the installed file whose sha1 is the
 /// package's checksum for it, or a file rebuilt from chunks in a scratch folder beside the versions).
-/// As a `FileOnHand` it stands in for the package's file: the staging writer links or copies it.
-package struct InstalledFile: FileOnHand {
+/// Given to an install (`InstallOptions.reused`), it stands in for the package's file: the reader
+/// withholds that file's data and the staging writer links or copies this one.
+package struct InstalledFile: Sendable {
     /// The folder it is in, a name inside the product folder: an installed version's (or the
     /// scratch folder of files rebuilt from chunks).
     package var version: String
@@ -28,6 +29,9 @@ package struct InstalledFile: FileOnHand {
         self.executable = executable
     }
 
-    /// Its folder, named inside the product folder.
-    package var folder: String { version }
+    /// Its size.
+    package var size: Int64 { identity.size }
+
+    /// What the scanner needs to know of it in place of the package's data.
+    package var supplied: SuppliedFile { SuppliedFile(size: size, sha1: sha1, executable: executable) }
 }

@@ -115,7 +115,8 @@ public struct Installer: Sendable {
         let existing = try product.folder(for: version)
         if let existing {
             // The same version is on disk: compare contents, reading the package (not writing).
-            let full = try PackageCheck.run(source, context: context, cancellation: options.cancellation)
+            let full = try PackageCheck.run(source, context: context, cancellation: options.cancellation,
+                                            supplied: options.reused.mapValues(\.supplied))
             report = InstallReport(full, previousVersion: currentText)
             guard full.isValid(), let expected = Self.installedDigests(full.facts) else { return report }
             if try InstalledTree.scan(product, version: existing, cache: StatCache.read(product, version: existing)).digests == expected {
@@ -145,12 +146,12 @@ public struct Installer: Sendable {
         do {
             // Files are written on other threads (one lane of folders per core) while this one
             // takes the verified data from the reader.
-            let sink = try StagingLanes(product: product.descriptor, name: staging, productPath: product.path)
+            let sink = try StagingLanes(product: product.descriptor, name: staging, productPath: product.path, reused: options.reused)
             sink.onFile = options.filesStaged
             background = sink
             // Digests are not needed here: the container's checksums are verified by reading.
             written = try PackageCheck.run(source, context: context, digests: false, sink: sink,
-                                           cancellation: options.cancellation, progress: options.progress)
+                                           cancellation: options.cancellation, supplied: options.reused.mapValues(\.supplied), progress: options.progress)
             try sink.drain()
             try sink.finish()
         } catch {
@@ -214,7 +215,8 @@ public struct Installer: Sendable {
             let expected = ContentInfo(contentVersion: version, productIdentifier: identifier)
             return (InstallReport(expecting: expected), expected)
         }
-        let look = try PackageCheck.run(source, context: context, depth: .headers, digests: false, cancellation: options.cancellation)
+        let look = try PackageCheck.run(source, context: context, depth: .headers, digests: false, cancellation: options.cancellation,
+                                        supplied: options.reused.mapValues(\.supplied))
         return (InstallReport(look), look.isValid() ? look.contentInfo : nil)
     }
 

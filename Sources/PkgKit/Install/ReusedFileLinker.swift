@@ -5,8 +5,8 @@ import PkgKitFormat
 import PkgKitChecking
 import PkgKitReports
 
-/// Puts a file of the package that is on hand in the product folder (a `FileOnHand`: an
-/// `InstalledFile`) into a staging folder: a hard link to that file where the file system allows,
+/// Puts a file of the package that is on hand in the product folder (an `InstalledFile`) into a
+/// staging folder: a hard link to that file where the file system allows,
 /// else a copy checked against its sha1. Either way only if it is still the very file that was
 /// hashed when the update was planned (same device, inode, size, modification and change times);
 /// otherwise the install fails and nothing is installed.
@@ -32,14 +32,14 @@ package final class ReusedFileLinker {
     deinit { closeSource() }
 
     /// Creates `name` in the folder `parent` with the bytes of `file`, found in the product folder.
-    package func place(_ file: any FileOnHand, in parent: Int32, name: String, shownAs target: @autoclosure () -> String) throws {
+    package func place(_ file: InstalledFile, in parent: Int32, name: String, shownAs target: @autoclosure () -> String) throws {
         let relative = file.relativePath
-        let sourcePath = { self.productPath + "/" + file.folder + "/" + relative }
-        guard PathSafety.componentsAreNames(file.folder), PathSafety.componentsAreNames(relative) else {
+        let sourcePath = { self.productPath + "/" + file.version + "/" + relative }
+        guard PathSafety.componentsAreNames(file.version), PathSafety.componentsAreNames(relative) else {
             throw InstallError.packageChanged("\(sourcePath()): not a path inside the installed version")
         }
         let slash = relative.lastIndex(of: "/")
-        let folder = try sourceFolder(file.folder, slash.map { relative[..<$0] } ?? "", sourcePath: sourcePath)
+        let folder = try sourceFolder(file.version, slash.map { relative[..<$0] } ?? "", sourcePath: sourcePath)
         let last = String(slash.map { relative[relative.index(after: $0)...] } ?? relative[...])
         let linkedHere = try linked.withLock { identities -> Bool in
             var info = stat()

@@ -29,10 +29,12 @@ package final class StagingLanes: EntrySink {
     package static var laneCount: Int { max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4)) }
 
     /// Creates the staging folder `name` in the product folder and starts `count` lanes on it.
-    package init(product: Int32, name: String, productPath: String, count: Int = StagingLanes.laneCount) throws {
-        var writers = [try StagingWriter(product: product, name: name, productPath: productPath)]
+    /// `reused` are the files on hand in the product folder whose data the reader withholds.
+    package init(product: Int32, name: String, productPath: String, reused: [ArchivePath: InstalledFile] = [:],
+                 count: Int = StagingLanes.laneCount) throws {
+        var writers = [try StagingWriter(product: product, name: name, productPath: productPath, reused: reused)]
         for _ in 1..<max(1, count) {
-            writers.append(try StagingWriter(product: product, name: name, productPath: productPath, create: false,
+            writers.append(try StagingWriter(product: product, name: name, productPath: productPath, reused: reused, create: false,
                                              flusher: writers[0].flusher, linked: writers[0].linked))
         }
         self.writers = writers

@@ -13,8 +13,10 @@ import PkgKitReports
 package final class StagingWriter: EntrySink {
     private let tree: StagingTree
     private let path: String
-    /// The product folder, where files on hand (see `FileOnHand`) are found.
+    /// The product folder, where the reused files are found.
     private let product: Int32
+    /// Files on hand in the product folder that stand in for entries whose data is withheld.
+    private let reused: [ArchivePath: InstalledFile]
     private let productPath: String
     private var file: Int32 = -1
     private var filePath = ""
@@ -32,10 +34,11 @@ package final class StagingWriter: EntrySink {
     /// Creates the staging folder `name` inside the product folder (or, with `create: false`,
     /// opens it: another writer made it). Writers of one folder share the `flusher` and the
     /// `linked` files of the first.
-    package init(product: Int32, name: String, productPath: String, create: Bool = true,
+    package init(product: Int32, name: String, productPath: String, reused: [ArchivePath: InstalledFile] = [:], create: Bool = true,
          flusher: BackgroundFlusher? = nil, linked: LinkedFiles? = nil) throws {
         path = productPath + "/" + name
         self.product = product
+        self.reused = reused
         self.productPath = productPath
         if create { try checkCall(mkdirat(product, name, 0o755), path) }
         let root = openat(product, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
@@ -65,9 +68,12 @@ package final class StagingWriter: EntrySink {
         switch entry.kind {
         case .directory:
             _ = try tree.directory(relative: relative[...])
-        case .file where entry.onHand != nil:
+        case .file where entry.dataWithheld:
+            guard let file = reused[entry.path] else {
+                throw InstallError.packageChanged("\(entry.path): its data was withheld and no installed file stands in for it")
+            }
             let parent = try tree.directory(relative: folder)
-            try linker.place(entry.onHand!, in: parent, name: name, shownAs: self.path + "/" + relative)
+            try linker.place(file, in: parent, name: name, shownAs: self.path + "/" + relative)
         case .file:
             let parent = try tree.directory(relative: folder)
             filePath = path + "/" + relative

@@ -32,6 +32,8 @@ public struct PackageScanner {
     public var progress: ((Int64, Int64) -> Void)?
     /// Checked between entries and between chunks: once set, scanning throws `OperationCancelled`.
     public var cancellation: Cancellation?
+    /// The files whose data the reader withholds, by their path: the caller has their bytes.
+    package var supplied: [ArchivePath: SuppliedFile] = [:]
 
     package static let bufferSize = 1 << 20
 
@@ -79,13 +81,16 @@ public struct PackageScanner {
                 var fact = EntryFacts(path: entry.path, pathProblem: PathSafety.problem(with: entry.path.bytes), kind: entry.kind, mode: entry.mode & 0o7777,
                                       size: 0, linkTarget: entry.linkTarget, hardlinkTarget: entry.hardlinkTarget)
                 try sink?.begin(entry)
-                if entry.kind == .file, let onHand = entry.onHand {
-                    // Its bytes are a file's on disk, found equal to the package's checksum; the
-                    // sink links or copies that file.
-                    fact.size = onHand.size
-                    fact.digest = onHand.sha1
-                    fact.executable = onHand.executable
-                    totalRead += onHand.size
+                if entry.kind == .file, entry.dataWithheld {
+                    // Its bytes are a file the caller has, found equal to the package's checksum;
+                    // the sink takes them from there.
+                    guard let known = supplied[entry.path] else {
+                        throw ReadError.unreadable(path: entry.path.description, "its data was withheld and nothing supplies it")
+                    }
+                    fact.size = known.size
+                    fact.digest = known.sha1
+                    fact.executable = known.executable
+                    totalRead += known.size
                     try sink?.end()
                     facts.entries.append(fact)
                     if totalRead > limits.maxSize {

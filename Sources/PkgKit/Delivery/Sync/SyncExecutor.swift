@@ -255,10 +255,11 @@ package struct SyncExecutor {
                 return .fallBack(nil)
             }
         }
-        let source = PackageSource.delta(copy.path, shownAs: shown, name: fileName, reused: plan.reused,
-                                         reusedEntries: plan.reusedEntries, memo: planned.memo)
+        let source = PackageSource.delta(copy.path, shownAs: shown, name: fileName, reusedEntries: plan.reusedEntries,
+                                         memo: planned.memo)
         var deltaOptions = installOptions
         deltaOptions.judgesOnce = true
+        deltaOptions.reused = plan.reused
         do {
             let report = try await BlockingWork.run { [deltaOptions] in try installer.install(source, into: folder, options: deltaOptions) }
             return .installed(report, files: plan.fetchedFiles)

@@ -10,6 +10,11 @@ public enum PackageOpener {
         public var reader: any PackageReader
         /// Facts known before the first entry: name and size of an archive file.
         public var facts: PackageFacts
+
+        package init(reader: any PackageReader, facts: PackageFacts) {
+            self.reader = reader
+            self.facts = facts
+        }
     }
 
     /// Opens the folder or archive file at `path`. Missing or unreadable input throws
@@ -61,8 +66,7 @@ public enum PackageOpener {
     }
 
     /// Thrown for a package only `ArchiveSupport` reads whose file is not whole: bytes still
-    /// arriving (`open(_:…whole: false)`), or a copy that holds only some of them
-    /// (`FilesOnHandReader`).
+    /// arriving (`open(_:…whole: false)`), or a copy that holds only some of them.
     package struct NeedsWholeFile: Error {
         /// What kind of archive it is.
         package var reason: String

@@ -15,9 +15,9 @@ public struct ArchiveEntry: Sendable {
     public var linkTarget: [UInt8]?
     /// A hard link's target path.
     public var hardlinkTarget: ArchivePath?
-    /// For a file whose bytes are on hand outside the package: that file, which supplies them
-    /// (the reader then delivers no data; see `FilesOnHandReader`).
-    package var onHand: (any FileOnHand)?
+    /// True for a file whose data the reader was asked not to deliver (`XarReader`'s `dataWanted`):
+    /// it delivers none, and whoever asked supplies the file's bytes and facts itself.
+    package var dataWithheld = false
 
     public init(path: ArchivePath, kind: EntryKind, mode: UInt32, declaredSize: Int64? = nil,
                 linkTarget: [UInt8]? = nil, hardlinkTarget: ArchivePath? = nil) {

@@ -1,8 +1,7 @@
 import PkgKitSupport
 
 /// Where a package is read from, once per pass: a file or folder on disk, bytes still arriving, or
-/// whatever a layer above opens (a package some of whose files are on hand elsewhere, read by a
-/// `FilesOnHandReader`).
+/// whatever a layer above opens (a xar some of whose files' data it asks `XarReader` to withhold).
 package struct PackageSource: Sendable {
     /// The package's path (or URL), for reports and messages.
     package var path: String

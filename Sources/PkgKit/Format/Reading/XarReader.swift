@@ -238,7 +238,9 @@ package final class XarReader: PackageReader, ReadAheadReader {
                 try decoder.start(index)
             }
         }
-        return ArchiveEntry(path: path, kind: .file, mode: UInt32(record.mode), declaredSize: record.hasData ? (record.size >= 0 ? record.size : nil) : 0)
+        var entry = ArchiveEntry(path: path, kind: .file, mode: UInt32(record.mode), declaredSize: record.hasData ? (record.size >= 0 ? record.size : nil) : 0)
+        entry.dataWithheld = !isWanted(index)
+        return entry
     }
 
     private func endEntry() {
@@ -248,7 +250,7 @@ package final class XarReader: PackageReader, ReadAheadReader {
     }
 
     package func readData(into buffer: UnsafeMutableRawBufferPointer) throws -> Int {
-        guard record != nil else { return 0 }
+        guard record != nil, isWanted(index) else { return 0 }
         if var current = handle, let prefetcher {
             if prefetcher.plan == .deliver {
                 defer { handle = current }

@@ -4,27 +4,11 @@ import Testing
 import TestSupport
 @testable import PkgKit
 
-/// A xar some of whose files are on hand outside it: those files come out of the reader as such,
-/// their stored bytes never read (here they are zeros, which read would be damage), and the
-/// scanner describes them from the file on hand; every other file reads and checks as usual.
-@Suite struct FilesOnHandReaderTests {
-    /// A file on hand, as a layer above would describe one.
-    struct Held: FileOnHand {
-        var folder = "elsewhere"
-        var relativePath: String
-        var identity: FileIdentity
-        var sha1: SHA1Value
-        var executable: ExecutableFormat?
-    }
-
-    /// Files on hand by path, and by their index in the TOC.
-    struct Holding: FilesOnHand {
-        var files: [ArchivePath: Held]
-        var entries: Set<Int>
-        func file(at path: ArchivePath) -> (any FileOnHand)? { files[path] }
-        func holdsEntry(_ index: Int) -> Bool { entries.contains(index) }
-    }
-
+/// A xar some of whose files' data the caller has already (a delta's sparse copy): the reader
+/// withholds those files' data, their stored bytes never read (here they are zeros, which read
+/// would be damage), and the scanner describes them from what the caller supplies; every other
+/// file reads and checks as usual.
+@Suite struct WithheldDataTests {
     static let heldPaths: Set<String> = ["Contents/text.txt", "Contents/big.bin", "Contents/small/7.txt"]
 
     /// A package file that remembers every range read from it.
@@ -44,7 +28,8 @@ import TestSupport
 
     /// A package of every shape the reader handles, with the heap ranges of `heldPaths` zeroed (as
     /// a copy that holds only the other files' data has them), and what is on hand for them.
-    static func zeroedPackage(in dir: Scratch) throws -> (whole: String, zeroed: String, holding: Holding, heldRanges: [Range<Int64>]) {
+    static func zeroedPackage(in dir: Scratch) throws -> (whole: String, zeroed: String, entries: Set<Int>,
+                                                          supplied: [ArchivePath: SuppliedFile], heldRanges: [Range<Int64>]) {
         let files = XarReadAheadTests.mixed()
         let whole = try XarCrafter(files).write(to: dir.path("p.pkg"))
         let names = try XarReadAheadTests.read(whole, plan: nil).map(\.path)
@@ -58,32 +43,36 @@ import TestSupport
         }
         let zeroed = dir.path("zeroed.pkg")
         try Data(bytes).write(to: URL(fileURLWithPath: zeroed))
-        var held: [ArchivePath: Held] = [:]
+        var supplied: [ArchivePath: SuppliedFile] = [:]
         for file in files where heldPaths.contains(file.path) {
-            let identity = FileIdentity(device: 1, inode: 2, mode: 0o100644, size: Int64(file.data.count), modified: 0, changed: 0)
-            held[ArchivePath(file.path)] = Held(relativePath: file.path, identity: identity,
-                                               sha1: SHA1Value(Insecure.SHA1.hash(data: file.data)), executable: nil)
+            supplied[ArchivePath(file.path)] = SuppliedFile(size: Int64(file.data.count), sha1: SHA1Value(Insecure.SHA1.hash(data: file.data)),
+                                                            executable: nil)
         }
-        return (whole, zeroed, Holding(files: held, entries: Set(names.indices.filter { heldPaths.contains(names[$0]) })), heldRanges)
+        return (whole, zeroed, Set(names.indices.filter { heldPaths.contains(names[$0]) }), supplied, heldRanges)
     }
 
-    @Test func filesOnHandAreHandedOnAndNeverRead() throws {
+    /// Opens `bytes` with the data of `entries` withheld.
+    static func reader(_ bytes: PackageBytes, path: String, withholding entries: Set<Int>) throws -> XarReader {
+        guard case .reader(let reader) = try XarReader.open(bytes, path: path, limits: PackageLimits(),
+                                                            dataWanted: { !entries.contains($0) }) else {
+            throw ReadError.unreadable(path: path, "not read by pkgtool's own reader")
+        }
+        return reader
+    }
+
+    @Test func withheldFilesAreHandedOnAndNeverRead() throws {
         let dir = try Scratch()
-        let (whole, zeroed, holding, heldRanges) = try Self.zeroedPackage(in: dir)
-        #expect(holding.entries.count == Self.heldPaths.count)
+        let (whole, zeroed, entries, _, heldRanges) = try Self.zeroedPackage(in: dir)
+        #expect(entries.count == Self.heldPaths.count)
         let bytes = try RecordingBytes(zeroed)
-        let opened = try FilesOnHandReader.open(bytes, path: zeroed, name: "p.pkg", onHand: holding,
-                                                limits: PackageLimits(), memo: nil)
-        #expect(opened.facts.archiveName == "p.pkg")
-        let reader = opened.reader
+        let reader = try Self.reader(bytes, path: zeroed, withholding: entries)
         var onHand: [String] = []
         var seen: [XarReaderTests.Seen] = []
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 4096, alignment: 16)
         defer { buffer.deallocate() }
         while let entry = try reader.nextEntry() {
-            if let file = entry.onHand {
+            if entry.dataWithheld {
                 onHand.append(entry.path.string)
-                #expect(file.relativePath == entry.path.string)
                 #expect(reader.declaredSHA1 == nil, "nothing of \(entry.path) was checked")
                 #expect(try reader.readData(into: buffer) == 0, "\(entry.path) delivers no data")
                 continue
@@ -106,16 +95,14 @@ import TestSupport
     }
 
     /// Through the scanner, with every kind of read-ahead, the zeros are never seen: no diagnostic,
-    /// and each file on hand is described by it (size, sha1).
-    @Test func theScannerDescribesFilesOnHandFromThem() throws {
+    /// and each withheld file is described by what is supplied for it (size, sha1).
+    @Test func theScannerDescribesWithheldFilesFromWhatIsSupplied() throws {
         let dir = try Scratch()
-        let (whole, zeroed, holding, _) = try Self.zeroedPackage(in: dir)
+        let (whole, zeroed, entries, supplied, _) = try Self.zeroedPackage(in: dir)
         let expected = try PackageCheck.run(whole, context: RuleContext(purpose: .validate)).facts.entries
-        let source = PackageSource(path: zeroed) { limits, memo in
-            try FilesOnHandReader.open(PackageFile(path: zeroed), path: zeroed, name: "p.pkg", onHand: holding, limits: limits, memo: memo)
-        }
+        let source = PackageSource.delta(zeroed, shownAs: zeroed, name: "p.pkg", reusedEntries: entries)
         for digests in [false, true] {
-            let check = try PackageCheck.run(source, context: RuleContext(purpose: .validate), digests: digests)
+            let check = try PackageCheck.run(source, context: RuleContext(purpose: .validate), digests: digests, supplied: supplied)
             #expect(check.diagnostics.isEmpty, "\(check.diagnostics)")
             #expect(check.facts.readFailures.isEmpty, "\(check.facts.readFailures)")
             for path in Self.heldPaths {
@@ -126,15 +113,24 @@ import TestSupport
         }
         // Without them, the same copy is damaged.
         #expect(!(try PackageCheck.run(zeroed, context: RuleContext(purpose: .validate)).diagnostics.isEmpty))
+        // And a withheld file that nothing supplies is never described as empty: reading stops there.
+        var partly = supplied
+        partly[ArchivePath("Contents/big.bin")] = nil
+        let missing = try PackageCheck.run(source, context: RuleContext(purpose: .validate), supplied: partly)
+        #expect(missing.facts.readFailures.contains { $0.code == .unreadableArchive && $0.path == "Contents/big.bin" },
+                "\(missing.facts.readFailures)")
     }
 
-    /// A xar only libarchive reads would be read whole by it: the reader says so, in its own terms.
-    @Test func aPackageOnlyLibarchiveReadsNeedsTheWholeFile() throws {
+    /// A xar only libarchive reads would be read whole by it, and most of a sparse copy is not
+    /// there: opening one as a delta's source says to download it whole.
+    @Test func aPackageOnlyLibarchiveReadsIsNoDeltaSource() throws {
         let dir = try Scratch()
         let out = try XarReaderTests.bzip2Package(in: dir)
-        #expect(throws: PackageOpener.NeedsWholeFile.self) {
-            _ = try FilesOnHandReader.open(PackageFile(path: out), path: out, name: "bzip2.pkg", onHand: Holding(files: [:], entries: []),
-                                           limits: PackageLimits(), memo: nil)
+        #expect {
+            _ = try PackageSource.delta(out, shownAs: out, name: "bzip2.pkg", reusedEntries: []).open(PackageLimits())
+        } throws: { error in
+            guard case ReadError.unreadable(_, let message) = error else { return false }
+            return message.contains("download it whole")
         }
     }
 }
