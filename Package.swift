@@ -5,11 +5,11 @@ import PackageDescription
 /// depends on the layers it may use and no others, so the compiler refuses a use of one above it.
 let pkgKitLayers: [(name: String, folder: String, mayUse: [String])] = [
     ("Support", "Support", []),
-    ("Diagnostics", "Diagnostics", ["Support"]),
-    ("Identity", "Identity", ["Support", "Diagnostics"]),
-    ("Format", "Format", ["Support", "Diagnostics", "Identity"]),
+    ("Diagnostics", "Diagnostics", []),
+    ("Identity", "Identity", ["Diagnostics"]),
+    ("Format", "Format", ["Support", "Diagnostics"]),
     ("Checking", "Checking", ["Support", "Diagnostics", "Identity", "Format"]),
-    ("Reports", "Reports", ["Support", "Diagnostics", "Identity", "Format", "Checking"]),
+    ("Reports", "Reports", ["Diagnostics", "Identity", "Format", "Checking"]),
     ("Install", "Install", ["Support", "Diagnostics", "Identity", "Format", "Checking", "Reports"]),
     ("Operations", "Operations", ["Support", "Diagnostics", "Identity", "Format", "Checking", "Reports", "Install"]),
     ("Catalog", "Delivery/Catalog", ["Support", "Diagnostics", "Identity"]),
@@ -139,3 +139,9 @@ let package = Package(
     ],
     swiftLanguageModes: [.v6]
 )
+
+// Every file imports the modules whose declarations it uses, members of their extensions included,
+// so an import a file needs, or one it no longer needs, is plain to see.
+for target in package.targets where target.type != .system {
+    target.swiftSettings = (target.swiftSettings ?? []) + [.enableUpcomingFeature("MemberImportVisibility")]
+}

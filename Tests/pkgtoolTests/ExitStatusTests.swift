@@ -3,6 +3,7 @@ import Foundation
 import PkgKit
 import Testing
 @testable import pkgtool
+import TestSupport
 
 /// The one mapping from what a command ends with to its exit status (`ExitStatus.swift`): every
 /// report and every error states an `Outcome`, and the outcome gives the status.

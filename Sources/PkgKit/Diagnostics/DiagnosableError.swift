@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// An error that knows how to report itself: the diagnostic a report shows for it, and whether
 /// it is a refusal or a failure. Every error PkgKit throws to a caller conforms, so that a front

@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// How serious a finding is: errors make a package invalid, warnings do not (unless `--strict`).
 public enum Severity: String, Codable, Sendable, Comparable {

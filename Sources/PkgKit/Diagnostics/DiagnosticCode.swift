@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// Every diagnostic code of docs/diagnostics.md. The raw value is what scripts see.
 public enum DiagnosticCode: String, Codable, Sendable, CaseIterable {

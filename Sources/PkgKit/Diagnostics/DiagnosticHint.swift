@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// Advice, or a reference to a setting, inside a diagnostic's message that a front end words
 /// with its own options. PkgKit never names a command-line flag: an app showing a diagnostic

@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// A diagnostic's message: its text with the hints in it kept typed, so that each program
 /// words them its own way (`DiagnosticWording`). Written as a string literal, a hint

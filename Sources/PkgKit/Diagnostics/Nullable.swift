@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// An optional that a report's JSON always carries: `nil` is written as `null`, never left out.
 ///

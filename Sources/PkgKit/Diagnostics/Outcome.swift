@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// How a piece of work ended, in the one vocabulary every report and status of PkgKit shares, so
 /// that a front end turns any of them into its own terms (for `pkgtool`, an exit status) in one

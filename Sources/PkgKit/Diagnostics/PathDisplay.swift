@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// Shows archive names safely in a terminal: a hostile name must not be able to move the cursor
 /// or forge another diagnostic line, so control bytes and invalid UTF-8 are written as `\xNN`.

@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// A status with a `refused` and a `failed` case, between which an error's disposition chooses:
 /// the one place where a refusal or a failure becomes a status, whatever the status type.

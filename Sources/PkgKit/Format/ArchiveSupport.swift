@@ -1,5 +1,4 @@
 import Foundation
-import PkgKitSupport
 
 /// What a library adds to the containers PkgKit reads and writes itself.
 ///

@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// A ContentVersion: 1 to 3 dot-separated non-negative integers below 2^31, no leading zeros.
 ///

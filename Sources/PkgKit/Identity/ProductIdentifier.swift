@@ -1,4 +1,3 @@
-import PkgKitSupport
 import PkgKitDiagnostics
 
 /// The rules for an IAPProductIdentifier: 1–255 characters from `A–Z a–z 0–9 _ .`, not starting

@@ -1,9 +1,6 @@
 internal import CSyscalls
 import Foundation
 import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
 
 /// Small checked wrappers over the descriptor calls the installer makes.
 package func checkCall(_ result: Int32, _ path: String) throws {

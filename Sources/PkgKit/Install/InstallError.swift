@@ -1,8 +1,4 @@
-import PkgKitSupport
 import PkgKitDiagnostics
-import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
 
 /// Why an install could not be done: always a failure of the work (exit status 2 in `pkgtool`),
 /// never a refusal. The previous version and its record are intact whenever this is thrown.

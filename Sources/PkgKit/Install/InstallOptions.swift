@@ -2,7 +2,6 @@ import Foundation
 import PkgKitSupport
 import PkgKitFormat
 import PkgKitChecking
-import PkgKitReports
 
 /// The options of one install (the flags of `pkgtool extract`).
 public struct InstallOptions: Sendable {

@@ -1,7 +1,5 @@
-import PkgKitSupport
 import PkgKitFormat
 import PkgKitChecking
-import PkgKitReports
 
 /// A regular file of an installed version, hashed: what an installed tree is made of, and what a
 /// delta update takes instead of downloading a file again (the installed file whose sha1 is the

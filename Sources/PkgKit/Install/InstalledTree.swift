@@ -2,8 +2,7 @@ import Crypto
 import Foundation
 import PkgKitSupport
 import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
+internal import CSyscalls
 
 /// What an installed version folder holds, read from the folder itself (no manifest is kept), never
 /// following a link: the basis of "same files" for extract and of the reuse plan of a delta update.

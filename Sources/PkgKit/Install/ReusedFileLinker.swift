@@ -2,8 +2,6 @@ import Crypto
 import Foundation
 import PkgKitSupport
 import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
 
 /// Puts a file of the package that is on hand in the product folder (an `InstalledFile`) into a
 /// staging folder: a hard link to that file where the file system allows,

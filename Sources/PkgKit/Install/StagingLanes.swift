@@ -1,8 +1,6 @@
 import Foundation
-import PkgKitSupport
 import PkgKitFormat
 import PkgKitChecking
-import PkgKitReports
 
 /// Writes the staging folder on several threads at once ("lanes"), each a `StagingWriter` behind
 /// its own `BackgroundSink`. Creating a file takes its folder's lock in the kernel, so the lanes

@@ -1,9 +1,6 @@
 internal import CSyscalls
 import Foundation
 import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
 
 /// Directories created in a staging folder, opened relative to one another without following links.
 package final class StagingTree {

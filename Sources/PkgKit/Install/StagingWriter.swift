@@ -2,7 +2,6 @@ import Foundation
 import PkgKitSupport
 import PkgKitFormat
 import PkgKitChecking
-import PkgKitReports
 
 /// Writes the tree below `Contents/` into a staging folder as the scanner reads the package, so
 /// that verifying and writing take one pass over the data.

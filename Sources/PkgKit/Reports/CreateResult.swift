@@ -1,7 +1,5 @@
-import PkgKitSupport
 import PkgKitDiagnostics
 import PkgKitFormat
-import PkgKitChecking
 
 /// What `create` did (the JSON shape of docs/json.md).
 public struct CreateResult: Sendable, Codable, OutcomeReporting {

@@ -1,7 +1,4 @@
-import PkgKitSupport
 import PkgKitDiagnostics
-import PkgKitFormat
-import PkgKitChecking
 
 /// `extract`'s report (docs/json.md): the installer's, or the same shape for an install that
 /// could not be done at all, as `sync` reports a product it could not install.

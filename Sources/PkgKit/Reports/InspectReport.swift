@@ -1,8 +1,6 @@
 import Foundation
-import PkgKitSupport
 import PkgKitDiagnostics
 import PkgKitFormat
-import PkgKitChecking
 
 /// `inspect`'s report (docs/json.md).
 public struct InspectReport: Sendable, Codable, OutcomeReporting {

@@ -1,4 +1,3 @@
-import PkgKitSupport
 import PkgKitDiagnostics
 import PkgKitFormat
 import PkgKitChecking

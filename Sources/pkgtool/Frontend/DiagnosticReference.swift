@@ -1,3 +1,4 @@
+import PkgKitDiagnostics
 /// The explanations of diagnostic codes as people read them: `explain`'s text, and the
 /// Markdown of docs/diagnostics.md.
 enum DiagnosticReference {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import PkgKit
+import Foundation
 
 extension Pkgtool {
     /// `pkgtool explain`: what a diagnostic code means, or the list of every code.

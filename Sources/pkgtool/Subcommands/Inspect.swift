@@ -1,6 +1,7 @@
 import ArgumentParser
 import PkgKitDiagnostics
 import PkgKit
+import Foundation
 
 extension Pkgtool {
     /// `pkgtool inspect`: what a package holds.

@@ -1,5 +1,4 @@
 import Foundation
-import PkgKitSupport
 import PkgKitDiagnostics
 import PkgKitFormat
 

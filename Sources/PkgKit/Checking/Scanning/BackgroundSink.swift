@@ -1,5 +1,4 @@
 import Foundation
-import PkgKitSupport
 import PkgKitFormat
 
 /// Runs another sink on its own thread, so that reading (inflating, hashing) and writing (creating

@@ -1,4 +1,3 @@
-import PkgKitSupport
 import PkgKitFormat
 
 /// Receives every entry, and the bytes of every file, as the scanner reads them: how the

@@ -1,4 +1,3 @@
-import PkgKitSupport
 import PkgKitFormat
 
 /// What is known of a file whose data the reader withholds (`ArchiveEntry.dataWithheld`) because

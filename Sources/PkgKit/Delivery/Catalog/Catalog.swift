@@ -1,5 +1,4 @@
 import Foundation
-import PkgKitSupport
 import PkgKitIdentity
 
 /// The list of published packages at the root of a published folder: `catalog.json` (docs/catalog.md

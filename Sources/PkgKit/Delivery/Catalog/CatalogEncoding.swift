@@ -1,5 +1,6 @@
 import Foundation
 import PkgKitSupport
+import PkgKitIdentity
 
 extension Catalog {
     /// The catalog's bytes, which depend only on its entries: products sorted by identifier

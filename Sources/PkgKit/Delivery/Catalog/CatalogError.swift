@@ -1,4 +1,3 @@
-import PkgKitSupport
 import PkgKitDiagnostics
 
 /// Why a catalog was refused as a whole: it is not valid JSON of the catalog's shape

@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PkgKitDiagnostics
 import PkgKitSupport
 
 /// A catalog's signature file, `signatures/<sha256>.sig` beside `catalog.json` (docs/catalog.md):

@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// What is known about a fetched catalog's signature (`FetchedCatalog.signature`).
 ///

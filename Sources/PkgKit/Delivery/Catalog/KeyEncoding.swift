@@ -1,5 +1,4 @@
 package import SwiftASN1
-import PkgKitSupport
 import PkgKitDiagnostics
 
 /// The DER and PEM forms of Ed25519 keys that openssl reads and writes (RFC 8410):

@@ -1,4 +1,3 @@
-import PkgKitSupport
 import PkgKitDiagnostics
 
 /// Why a key file could not be used: not PEM, not Ed25519, malformed (`unreadable-input`: the

@@ -1,4 +1,3 @@
-import PkgKitSupport
 import PkgKitDiagnostics
 
 /// A catalog signature that is missing, malformed or does not verify with any trusted key:

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import PkgKitSupport
 
 /// An Ed25519 private key that signs catalogs (`publish --sign`). It reads and writes the
 /// PKCS#8 PEM that `openssl genpkey -algorithm ed25519` writes.

@@ -1,8 +1,4 @@
-import PkgKitSupport
 import PkgKitDiagnostics
-import PkgKitFormat
-import PkgKitChecking
-import PkgKitCatalog
 
 /// Why `keygen` wrote nothing.
 public enum KeyFileError: DiagnosableError, Sendable, Equatable, CustomStringConvertible {

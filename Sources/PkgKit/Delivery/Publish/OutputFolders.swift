@@ -1,8 +1,5 @@
 import Foundation
 import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
-import PkgKitCatalog
 
 /// Makes the folder `path` and every missing folder above it (`createFolders`): every command
 /// creates the missing parents of an output path it was given (docs/commands.md), such as

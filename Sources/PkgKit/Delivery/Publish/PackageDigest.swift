@@ -1,9 +1,7 @@
 import Crypto
 import Foundation
 import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
-import PkgKitCatalog
+import PkgKitDiagnostics
 
 /// A package file's catalog digests: its size, the sha256 of all its bytes and, for a xar, the
 /// sha256 of its header and compressed TOC (`tocSHA256`), all from one streaming read.

@@ -1,8 +1,4 @@
-import PkgKitSupport
 import PkgKitDiagnostics
-import PkgKitFormat
-import PkgKitChecking
-import PkgKitCatalog
 
 /// Publishing could not be done (a failure): a package given cannot be read
 /// (`unreadable-input`), or the published folder cannot be read or written (`io-error`: a

@@ -1,8 +1,5 @@
 import Foundation
-import PkgKitSupport
 import PkgKitDiagnostics
-import PkgKitFormat
-import PkgKitChecking
 import PkgKitCatalog
 
 /// A valid package on its way into a published folder, with the catalog entry it gets.

@@ -1,8 +1,5 @@
-import PkgKitSupport
 import PkgKitDiagnostics
 import PkgKitFormat
-import PkgKitChecking
-import PkgKitCatalog
 
 /// What `publish` did as a whole.
 public enum PublishStatus: String, Sendable, Codable {

@@ -1,8 +1,6 @@
 import Foundation
 import PkgKitSupport
 import PkgKitFormat
-import PkgKitChecking
-import PkgKitCatalog
 
 /// Reading and replacing the small files of a published folder (the catalog, signature files,
 /// their record), each failure an `io-error` naming the file.

@@ -1,7 +1,5 @@
 import Foundation
 import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
 import PkgKitCatalog
 
 /// `DIR/signatures/`: the signature file of every recent catalog, named by its digest, and the

@@ -1,7 +1,4 @@
 import Foundation
-import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
 import PkgKitCatalog
 
 /// Which signature files a published folder keeps: the newest `kept`, "newest" meaning the

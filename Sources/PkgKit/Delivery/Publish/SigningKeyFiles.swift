@@ -1,7 +1,6 @@
 import Foundation
 import PkgKitSupport
 import PkgKitFormat
-import PkgKitChecking
 import PkgKitCatalog
 
 /// The key pair files `pkgtool keygen --out NAME` manages: `NAME.pem` (the private key, mode

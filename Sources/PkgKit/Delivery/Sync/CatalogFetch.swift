@@ -1,11 +1,7 @@
 import Foundation
-import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
-import PkgKitInstall
 import PkgKitCatalog
 import PkgKitTransport
+import PkgKitDiagnostics
 
 /// A catalog as fetched: its value, its exact bytes, where it came from, and what is known of
 /// its signature.

@@ -1,11 +1,8 @@
 import Foundation
 import PkgKitSupport
 import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
 import PkgKitInstall
 import PkgKitCatalog
-import PkgKitTransport
 
 /// Where a catalog is, from what a user typed (`sync SOURCE`).
 public enum CatalogLocation {

@@ -3,11 +3,7 @@ import Foundation
 import PkgKitSupport
 import PkgKitDiagnostics
 import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
 import PkgKitInstall
-import PkgKitCatalog
-import PkgKitTransport
 
 /// A changed file of a delta update rebuilt from chunks (see `ChunkTable`): those the installed
 /// version already has are copied from its file, the others inflated from the ranges fetched into

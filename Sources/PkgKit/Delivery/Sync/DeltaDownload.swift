@@ -1,9 +1,6 @@
 import Foundation
 import PkgKitSupport
 import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
-import PkgKitInstall
 import PkgKitCatalog
 import PkgKitTransport
 

@@ -1,10 +1,6 @@
 import PkgKitSupport
 import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
 import PkgKitInstall
-import PkgKitCatalog
-import PkgKitTransport
 
 /// What a delta update reuses and what it downloads: a pure value computed from the new package's
 /// table of contents and the files of the installed version (zsync's idea, with the xar TOC as the

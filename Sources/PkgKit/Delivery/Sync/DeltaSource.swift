@@ -1,10 +1,4 @@
-import PkgKitSupport
 import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
-import PkgKitInstall
-import PkgKitCatalog
-import PkgKitTransport
 
 /// The package a delta update installs from: the sparse local copy that holds its header, TOC and
 /// the heap ranges that were fetched, read by pkgtool's own xar reader with the data of the reused

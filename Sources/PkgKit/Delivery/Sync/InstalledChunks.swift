@@ -1,11 +1,7 @@
 import Foundation
 import PkgKitSupport
 import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
 import PkgKitInstall
-import PkgKitCatalog
-import PkgKitTransport
 
 /// The chunks of an installed file, cut as the new package's chunk table says its new version
 /// was cut (content-defined boundaries are the same wherever the two versions agree): where each

@@ -1,11 +1,4 @@
 import Foundation
-import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
-import PkgKitInstall
-import PkgKitCatalog
-import PkgKitTransport
 
 /// A sync's reports of the installing phase. Two sources feed it, the bytes of the package read
 /// and each file staged (from other threads, and while the download still reports its own

@@ -1,10 +1,3 @@
-import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
-import PkgKitInstall
-import PkgKitCatalog
-import PkgKitTransport
 
 /// A report's property that its JSON leaves out: a typed value kept for a front end's own words
 /// (the transport failure behind a diagnostic), while the JSON keeps the shape the command

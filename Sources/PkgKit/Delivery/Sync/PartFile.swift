@@ -5,11 +5,7 @@ internal import CSyscalls
 #endif
 import PkgKitSupport
 import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
-import PkgKitInstall
-import PkgKitCatalog
-import PkgKitTransport
+import PkgKitDiagnostics
 
 /// A package's `.part`: the download writes it front to back, and the installer reads it at the
 /// same time, as the `PackageBytes` of a package still arriving. A read waits until the bytes it

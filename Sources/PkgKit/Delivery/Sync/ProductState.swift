@@ -1,12 +1,7 @@
 import Foundation
-import PkgKitSupport
 import PkgKitIdentity
-import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
 import PkgKitInstall
 import PkgKitCatalog
-import PkgKitTransport
 
 /// What Documents holds of one product, read before its sync is planned: the version the record
 /// names, whether its folder is there, and the bytes an earlier run downloaded of the catalog's

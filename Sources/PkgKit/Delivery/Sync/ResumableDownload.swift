@@ -1,12 +1,6 @@
 import Crypto
 import Foundation
-import PkgKitSupport
 import PkgKitDiagnostics
-import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
-import PkgKitInstall
-import PkgKitCatalog
 import PkgKitTransport
 
 /// Downloads one package to its `.part` (`PartFile`), resuming what an earlier run or attempt left

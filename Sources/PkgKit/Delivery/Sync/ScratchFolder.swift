@@ -1,11 +1,6 @@
 import Foundation
 import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
 import PkgKitInstall
-import PkgKitCatalog
-import PkgKitTransport
 
 /// A private folder in the system's temporary folder, removed with everything in it: where a
 /// check keeps the header and TOC it fetches, since it writes nothing into Documents.

@@ -1,12 +1,6 @@
 import Crypto
 import Foundation
 import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
-import PkgKitInstall
-import PkgKitCatalog
-import PkgKitTransport
 
 /// A local copy of a package that holds only some of its byte ranges (the rest reads as zeros):
 /// where a delta update puts the header, the TOC and the heap ranges it fetches. Written from the

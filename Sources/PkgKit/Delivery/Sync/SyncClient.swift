@@ -3,8 +3,6 @@ import PkgKitSupport
 import PkgKitDiagnostics
 import PkgKitIdentity
 import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
 import PkgKitInstall
 import PkgKitCatalog
 import PkgKitTransport

@@ -4,11 +4,11 @@ import PkgKitSupport
 import PkgKitDiagnostics
 import PkgKitIdentity
 import PkgKitFormat
-import PkgKitChecking
 import PkgKitReports
 import PkgKitInstall
-import PkgKitCatalog
 import PkgKitTransport
+import PkgKitCatalog
+import PkgKitChecking
 
 /// Carries out one product's `SyncPlan`: fetches the package (a delta when planned, else whole
 /// and resumable), installs it through the installer with the product folder locked throughout

@@ -3,11 +3,7 @@ import PkgKitSupport
 import PkgKitDiagnostics
 import PkgKitIdentity
 import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
-import PkgKitInstall
 import PkgKitCatalog
-import PkgKitTransport
 
 /// What one product's sync will do, decided before anything is downloaded: a pure value computed
 /// from the catalog entry, the installed record, a download left by an earlier run, and what is

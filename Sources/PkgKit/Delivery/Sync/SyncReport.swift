@@ -1,9 +1,4 @@
-import PkgKitSupport
 import PkgKitDiagnostics
-import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
-import PkgKitInstall
 import PkgKitCatalog
 import PkgKitTransport
 

@@ -1,6 +1,5 @@
 import Foundation
 internal import SwiftASN1
-import PkgKitSupport
 
 /// The few facts of an X.509 certificate that say why it did not verify: its validity dates
 /// and the hosts it names. Read from the DER bytes with swift-asn1 (RFC 5280's `Certificate`,

@@ -1,5 +1,4 @@
 import Foundation
-import PkgKitSupport
 
 extension HTTPTransport {
     /// GETs `request` and hands its body to `onBody`, chunk by chunk, enforcing what must hold

@@ -1,5 +1,4 @@
 import Foundation
-import PkgKitSupport
 import PkgKitDiagnostics
 
 /// Fetches bytes by URL: the one small seam behind which the network sits, so that tests can

@@ -1,5 +1,4 @@
 import Foundation
-import PkgKitSupport
 
 /// How transient failures are retried: a few attempts with exponential backoff. Connection
 /// resets, timeouts, unreachable servers and HTTP 5xx are transient (`TransportError.isTransient`);

@@ -1,6 +1,5 @@
 import Foundation
 internal import SwiftASN1
-import PkgKitSupport
 import PkgKitDiagnostics
 
 /// Which certificate authorities an HTTPS server's certificate may lead to: the system's trust

@@ -1,5 +1,4 @@
 import Foundation
-import PkgKitSupport
 
 /// The transport for any catalog or package URL: `file://` URLs are read from disk; `http://`
 /// and `https://` go through `AsyncHTTPClientTransport` on Linux and `URLSessionTransport` on

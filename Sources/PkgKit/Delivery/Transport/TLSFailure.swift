@@ -1,5 +1,4 @@
 import Foundation
-import PkgKitSupport
 
 /// Why a server's TLS connection was not accepted, in terms a person can act on: the reason the
 /// certificate did not verify, or what the handshake could not agree on. A transport finds it

@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// How long a transfer may stay silent, and the clock that measures it (and the waits between
 /// retries). Tests pass a clock they advance by hand, so that time-outs and backoff are tested

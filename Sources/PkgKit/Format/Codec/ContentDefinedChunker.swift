@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// The sizes a `ContentDefinedChunker` cuts to. They travel with every chunk table, so that a
 /// client cuts its earlier copy of a file exactly as the package's writer cut the new one.

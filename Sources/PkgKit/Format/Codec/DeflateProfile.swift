@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// Which deflate engine, at which of its own levels, compresses a file for one `create` level
 /// (1–9): the one place that decides it. Every choice is a plain zlib stream that bsdtar and

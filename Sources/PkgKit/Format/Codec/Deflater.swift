@@ -1,5 +1,4 @@
 internal import CZlib
-import PkgKitSupport
 
 /// A zlib (RFC 1950) compressor fed in chunks: the encoding xar calls `application/x-gzip`.
 package final class Deflater {

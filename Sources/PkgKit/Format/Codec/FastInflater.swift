@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 #if canImport(CIsal)
 internal import CIsal

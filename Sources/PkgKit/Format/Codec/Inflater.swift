@@ -1,5 +1,4 @@
 internal import CZlib
-import PkgKitSupport
 
 /// A zlib (RFC 1950) decompressor fed in chunks, through zlib itself: the inflater every platform
 /// has, and the one whose messages name what is wrong with a damaged stream.

@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// A zlib stream compressor fed in pieces: `Deflater` (zlib), or `FastDeflater` (ISA-L). Fed in
 /// the same pieces, and flushed at the same places, it gives the same bytes.

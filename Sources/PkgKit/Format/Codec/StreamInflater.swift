@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// A zlib (RFC 1950) stream decompressor fed in chunks: `Inflater` (zlib), or `FastInflater`
 /// (ISA-L) where it is linked. The read side's counterpart of `StreamDeflater`.

@@ -5,7 +5,6 @@ internal import CDeflate
 #if canImport(CIsal)
 internal import CIsal
 #endif
-import PkgKitSupport
 
 /// Whole-buffer zlib streams (RFC 1950), for data whose sizes are known up front (the xar TOC gives
 /// every file's stored and unpacked length). libdeflate does this two to three times faster than

@@ -1,6 +1,5 @@
 import Foundation
 internal import CZlib
-import PkgKitSupport
 
 /// Inflates the zlib stream at the start of some bytes, for the few places that read xar data
 /// without libarchive (inspect's plist, the merged-copies check).

@@ -1,4 +1,3 @@
-import PkgKitSupport
 import PkgKitDiagnostics
 
 /// A path as stored in an archive: raw bytes (names need not be valid UTF-8) plus the

@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import PkgKitSupport
 
 /// The first 16 bytes of a chunk's SHA-256: what a chunk table names each chunk by, and what a
 /// client checks every chunk against before the file's own sha1.

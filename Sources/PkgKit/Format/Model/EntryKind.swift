@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// What an archive or folder entry is.
 public enum EntryKind: String, Codable, Sendable {

@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// Recognises machine code and scripts from a file's first bytes (the `executable-code` rule).
 public enum ExecutableFormat: String, Sendable, Codable {

@@ -1,5 +1,4 @@
 import Foundation
-import PkgKitSupport
 
 /// Who a file is on disk, to check that a file hashed earlier is still the same one: its device
 /// and inode, mode, size, and modification and change times in nanoseconds (a write always moves

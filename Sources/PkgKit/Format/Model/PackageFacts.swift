@@ -1,5 +1,4 @@
 import Foundation
-import PkgKitSupport
 import PkgKitDiagnostics
 
 /// What the scanner learnt about one entry: everything a rule may ask, nothing of the data

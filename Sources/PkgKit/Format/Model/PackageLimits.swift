@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// The bounds every reader enforces, so that no declared value in an archive can make pkgtool
 /// use unbounded memory or time.

@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// Decides whether an archive path is safe to install: the checks behind `unsafe-path`.
 public enum PathSafety {

@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// The payload as a map from path below `Contents/` to sha1: what "same content" means for
 /// `diff`, `content-unchanged` and an extract over a version already in place.

@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// A container, recognised by its own signature and never by elimination: random bytes are not
 /// "tar" (docs/diagnostics.md, `unreadable-archive`).

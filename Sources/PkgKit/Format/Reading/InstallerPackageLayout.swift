@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// How a `productbuild`/`pkgbuild` flat installer package is told from a content package: by the
 /// names of its members, so that the outer xar is read once.

@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// The bytes of one package, wherever they are: every byte pkgtool's xar reader reads comes
 /// through here. `PackageFile` is a package on disk.

@@ -1,4 +1,3 @@
-import PkgKitSupport
 import PkgKitDiagnostics
 
 /// One entry as a reader reports it, before any rule has looked at it.

@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// Where a package is read from, once per pass: a file or folder on disk, bytes still arriving, or
 /// whatever a layer above opens (a xar some of whose files' data it asks `XarReader` to withhold).

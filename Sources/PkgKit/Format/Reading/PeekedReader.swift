@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// A reader whose first entry (or first failure) was already taken to look at, handed back
 /// before the rest: what lets `PackageOpener` tell package kinds apart in a single pass.

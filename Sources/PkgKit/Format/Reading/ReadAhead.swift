@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// How a caller will read file data, told to a reader before it starts, so that it can work ahead.
 package enum ReadAheadPlan: Sendable {

@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// One entry of a package being read from, or built from, a folder on disk.
 public struct SourceItem: Sendable {

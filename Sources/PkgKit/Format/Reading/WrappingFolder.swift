@@ -1,5 +1,4 @@
 import Foundation
-import PkgKitSupport
 import PkgKitDiagnostics
 
 /// One wrapping folder (docs/format.md): when an archive's (or a Payload's) root holds exactly

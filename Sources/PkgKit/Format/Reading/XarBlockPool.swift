@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// The memory decoded entries wait in for the reader: blocks of `blockSize` bytes (or, for an
 /// entry decoded in one call, of its size rounded up to it), counted while handed out, and kept

@@ -1,5 +1,4 @@
 import Crypto
-import PkgKitSupport
 
 /// A xar checksum style that pkgtool verifies itself (`<archived-checksum style=…>`,
 /// `<extracted-checksum style=…>`, the header's TOC checksum).

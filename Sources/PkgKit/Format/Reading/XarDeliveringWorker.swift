@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// A read-ahead worker for `.deliver`: every decoded byte goes into the batch's blocks, written
 /// there directly, for the reader to copy out.

@@ -1,5 +1,4 @@
 import Foundation
-import PkgKitSupport
 
 /// Reads one small member of a xar straight from its heap, for `inspect`, which describes a
 /// package from its TOC without streaming every member through libarchive.

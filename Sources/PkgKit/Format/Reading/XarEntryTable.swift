@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// A xar table of contents kept for reading the heap: one fixed-size record per `<file>`, with
 /// names (not full paths), link targets and digests packed into one byte arena, which so never

@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// The fixed header at the start of a xar in the standard layout: 28 bytes, big-endian, `xar!`
 /// first. A longer header would move the TOC, and pkgtool reads only this layout (docs/format.md).

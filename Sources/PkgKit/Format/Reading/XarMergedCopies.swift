@@ -1,5 +1,4 @@
 import Foundation
-import PkgKitSupport
 
 /// Recognises what libarchive's xar writer makes of a path given twice (`bsdtar -cf x.xar a a`):
 /// one `<file>` whose `<length>` counts the compressed data once per copy, while the heap holds

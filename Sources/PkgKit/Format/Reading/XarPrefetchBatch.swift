@@ -1,4 +1,3 @@
-import PkgKitSupport
 import PkgKitDiagnostics
 
 /// Consecutive entries a read-ahead worker decodes in one go, and what it has handed over of

@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// One read-ahead thread's work: it takes batches from the prefetcher and decodes their entries
 /// until none is left or the reader has gone. `XarDeliveringWorker` hands every byte over;

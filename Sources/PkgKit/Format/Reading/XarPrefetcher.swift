@@ -1,5 +1,4 @@
 import Foundation
-import PkgKitSupport
 
 /// Reads and checks xar entries' data ahead of the reader, on worker threads, and hands it over
 /// in TOC order. The heap is random access: each worker reads, inflates and verifies a batch of

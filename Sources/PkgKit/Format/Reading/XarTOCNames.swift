@@ -1,6 +1,5 @@
 package import CXML2
 import Foundation
-import PkgKitSupport
 
 /// What an element of a xar TOC is to the parser, judged by its name and the element it sits in.
 package enum XarTOCElement {

@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// A xar table of contents as data: every `<file>` with the facts libarchive does not expose
 /// (stored length, heap offset, encoding, checksums). Read with libxml2's streaming parser

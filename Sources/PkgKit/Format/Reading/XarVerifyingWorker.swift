@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// A read-ahead worker for `.verify`: each entry is decoded into scratch memory of the worker's
 /// own and checked, and only its first bytes (`keepLimit`) go into the batch's blocks.

@@ -1,4 +1,3 @@
-import PkgKitSupport
 
 /// How `create` encodes file data.
 public enum CompressionMode: String, Sendable, CaseIterable, Codable {

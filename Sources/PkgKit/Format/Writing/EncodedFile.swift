@@ -1,6 +1,5 @@
 import Crypto
 import Foundation
-import PkgKitSupport
 
 /// One file's data after encoding: its sizes, digests and where the stored bytes wait.
 package struct EncodedFile {

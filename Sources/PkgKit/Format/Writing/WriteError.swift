@@ -1,4 +1,3 @@
-import PkgKitSupport
 import PkgKitDiagnostics
 
 /// Why writing a package failed. Every case is a failure of the work, not a refusal: the

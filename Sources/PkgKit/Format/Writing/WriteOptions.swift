@@ -1,5 +1,4 @@
 import Foundation
-import PkgKitSupport
 
 /// The container `create` writes.
 public enum OutputFormat: String, Sendable, CaseIterable, Codable {

@@ -1,5 +1,4 @@
 import Crypto
-import PkgKitSupport
 
 /// Writes a xar table of contents, streaming it through a deflater into a scratch file while
 /// counting its length and computing the sha1 of the compressed bytes (the TOC checksum).

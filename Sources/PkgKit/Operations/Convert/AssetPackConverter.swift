@@ -1,11 +1,11 @@
 import Foundation
-import PkgKitSupport
 import PkgKitDiagnostics
 import PkgKitIdentity
 import PkgKitFormat
 import PkgKitChecking
 import PkgKitReports
 import PkgKitInstall
+import PkgKitSupport
 
 /// Turns hosted In-App Purchase content packages into Background Assets asset packs, ready for
 /// Apple's `xcrun ba-package` (docs/background-assets.md, `pkgtool convert --to background-assets`).

@@ -1,8 +1,4 @@
 import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
-import PkgKitInstall
 
 /// When the system downloads a Background Assets asset pack (the manifest's `downloadPolicy`).
 public enum AssetPackDownloadPolicy: String, Sendable, CaseIterable, Codable {

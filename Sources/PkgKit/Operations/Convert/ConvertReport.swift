@@ -1,9 +1,8 @@
 import PkgKitSupport
 import PkgKitDiagnostics
 import PkgKitFormat
-import PkgKitChecking
 import PkgKitReports
-import PkgKitInstall
+import Foundation
 
 /// How `AssetPackConverter` converts: the manifests' policy and platforms, the size limit, and
 /// hooks for progress and interruption.

@@ -2,9 +2,6 @@ import PkgKitSupport
 import PkgKitDiagnostics
 import PkgKitIdentity
 import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
-import PkgKitInstall
 
 /// Everything `pkgtool create` was asked to do.
 public struct CreateRequest: Sendable {

@@ -2,7 +2,6 @@ import Foundation
 import PkgKitSupport
 import PkgKitFormat
 import PkgKitChecking
-import PkgKitReports
 import PkgKitInstall
 
 /// Where `create` unpacks a package it was given as its source, so that the package can be

@@ -2,7 +2,6 @@ import Foundation
 import PkgKitSupport
 import PkgKitFormat
 import PkgKitChecking
-import PkgKitReports
 import PkgKitInstall
 
 /// The hidden staging area of one conversion inside the output folder: pack folders and files

@@ -1,11 +1,11 @@
 import Foundation
-import PkgKitSupport
 import PkgKitDiagnostics
 import PkgKitIdentity
 import PkgKitFormat
 import PkgKitChecking
 import PkgKitReports
 import PkgKitInstall
+import PkgKitSupport
 
 /// Builds a package from a folder: gathers the tree, fills in or checks ContentInfo.plist, runs
 /// every rule, and only then writes the package, atomically.

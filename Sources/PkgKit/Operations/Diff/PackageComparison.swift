@@ -3,7 +3,6 @@ import PkgKitDiagnostics
 import PkgKitFormat
 import PkgKitChecking
 import PkgKitReports
-import PkgKitInstall
 
 extension DiffReport {
     /// Compares `old` with `new` (`pkgtool diff`): each is read whole, checksums verified, and

@@ -1,10 +1,8 @@
 import Foundation
-import PkgKitSupport
 import PkgKitDiagnostics
 import PkgKitFormat
 import PkgKitChecking
 import PkgKitReports
-import PkgKitInstall
 
 extension InspectReport {
     /// Reads `path`. A xar content package is described from its table of contents alone, as

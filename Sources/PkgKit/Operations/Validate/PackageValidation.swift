@@ -1,9 +1,6 @@
-import PkgKitSupport
 import PkgKitDiagnostics
-import PkgKitFormat
 import PkgKitChecking
 import PkgKitReports
-import PkgKitInstall
 
 extension ValidationReport {
     /// Checks every package of `request` by every rule (`pkgtool validate`), against the previous

@@ -1,9 +1,5 @@
-import PkgKitSupport
 import PkgKitDiagnostics
 import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
-import PkgKitInstall
 
 /// Why `validate` could not judge any package: the previous package they update holds no
 /// version to compare with (`unreadable-input`, a failure).

@@ -1,9 +1,6 @@
 import PkgKitSupport
 import PkgKitIdentity
 import PkgKitFormat
-import PkgKitChecking
-import PkgKitReports
-import PkgKitInstall
 
 /// What `validate` checks: the packages, and what they must be (the command's flags).
 public struct ValidationRequest: Sendable {
