@@ -44,6 +44,23 @@ import TestSupport
         return table
     }
 
+    /// A zlib file's chunk table and stored bytes, as `create` writes them: the stream fully
+    /// flushed after every chunk, the first chunk's bytes after the stream's two-byte header.
+    static func zlibTable(_ data: [UInt8], _ parameters: ChunkParameters = small) throws -> (table: ChunkTable, stored: [UInt8]) {
+        let deflater = Deflater(level: 6)
+        var stored: [UInt8] = []
+        var table = ChunkTable(parameters: parameters, dataStart: 2)
+        var start = 2
+        for range in cut(data, parameters) {
+            try data[range].withUnsafeBytes { try deflater.compress($0) { stored += $0 } }
+            try deflater.flush { stored += $0 }
+            table.append(ChunkTable.Chunk(digest: digest(data[range]), size: range.count, storedLength: stored.count - start))
+            start = stored.count
+        }
+        try deflater.finish { stored += $0 }
+        return (table, stored)
+    }
+
     /// A product folder whose version 1.0 holds `big.bin` with `data`.
     static func installed(_ s: Scratch, _ data: [UInt8]) throws -> ProductFolder {
         try s.write("Documents/\(id)/1.0/big.bin", data)
@@ -105,26 +122,29 @@ import TestSupport
         return (old, new)
     }
 
-    /// The assembly of `new` stored at `fileStart` of a sparse copy holding only its fetched chunks.
-    static func assembly(_ s: Scratch, folder: ProductFolder, new: [UInt8], fileStart: Int64) throws -> (ChunkAssembly, SparseCopy) {
+    /// The assembly of `new` stored (or, with `gzip`, a zlib stream) at `fileStart` of a sparse
+    /// copy holding only its fetched chunks.
+    static func assembly(_ s: Scratch, folder: ProductFolder, new: [UInt8], fileStart: Int64, gzip: Bool = false) throws -> (ChunkAssembly, SparseCopy) {
         let base = try #require(try InstalledChunks.index(folder, version: "1.0", relativePath: "big.bin", parameters: small, cancellation: nil))
+        let (table, stored) = gzip ? try zlibTable(new) : (table(new), new)
         let assembly = ChunkAssembly(order: 3, path: ArchivePath("Contents/big.bin"), size: Int64(new.count),
-                                     sha1: SHA1Value(Insecure.SHA1.hash(data: new)), table: table(new), gzip: false,
+                                     sha1: SHA1Value(Insecure.SHA1.hash(data: new)), table: table, gzip: gzip,
                                      fileStart: fileStart, base: base)
         let scratch = open(s.root, O_RDONLY | O_DIRECTORY)
         defer { close(scratch) }
-        let copy = try SparseCopy(folder: scratch, name: "copy", path: s.path("copy"), size: fileStart + Int64(new.count))
+        let copy = try SparseCopy(folder: scratch, name: "copy", path: s.path("copy"), size: fileStart + Int64(stored.count))
         for range in assembly.fetchRanges {
-            try copy.write(Data(new[Int(range.lowerBound - fileStart) ..< Int(range.upperBound - fileStart)]), at: range.lowerBound)
+            try copy.write(Data(stored[Int(range.lowerBound - fileStart) ..< Int(range.upperBound - fileStart)]), at: range.lowerBound)
         }
         return (assembly, copy)
     }
 
-    @Test func aFileIsRebuiltFromTheInstalledChunksAndTheFetchedOnes() throws {
+    @Test(arguments: [false, true])
+    func aFileIsRebuiltFromTheInstalledChunksAndTheFetchedOnes(gzip: Bool) throws {
         let s = try Scratch()
         let (old, new) = Self.versions()
         let folder = try Self.installed(s, old)
-        let (assembly, copy) = try Self.assembly(s, folder: folder, new: new, fileStart: 1_000)
+        let (assembly, copy) = try Self.assembly(s, folder: folder, new: new, fileStart: 1_000, gzip: gzip)
         let fetched = assembly.fetchRanges.reduce(0) { $0 + $1.count }
         #expect(fetched >= 25_000 && fetched < 80_000, "only the chunks around the change and the new tail: \(fetched)")
         #expect(assembly.fetchedChunks < assembly.table.count / 4)
@@ -134,11 +154,12 @@ import TestSupport
         #expect(FileManager.default.contents(atPath: folder.path(".chunks/3")) == Data(new))
     }
 
-    @Test func aFetchedChunkThatIsNotTheTablesIsRefused() throws {
+    @Test(arguments: [false, true])
+    func aFetchedChunkThatIsNotTheTablesIsRefused(gzip: Bool) throws {
         let s = try Scratch()
         let (old, new) = Self.versions()
         let folder = try Self.installed(s, old)
-        let (assembly, copy) = try Self.assembly(s, folder: folder, new: new, fileStart: 0)
+        let (assembly, copy) = try Self.assembly(s, folder: folder, new: new, fileStart: 0, gzip: gzip)
         let range = try #require(assembly.fetchRanges.first)
         let byte = try copy.read(1, at: range.lowerBound)[0]
         try copy.write(Data([byte ^ 0xFF]), at: range.lowerBound)
