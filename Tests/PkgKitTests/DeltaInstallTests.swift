@@ -53,8 +53,8 @@ import TestSupport
         let product = try #require(try ProductFolder.open(documents: s.documents, identifier: Self.id, create: false))
         let sizes = DeltaPlan.sizes(of: wanted)
         let installed = try InstalledTree.scan(product, version: "1.0") { sizes.contains($0) }
-        let plan = try #require(DeltaPlan.make(wanted: wanted, heapStart: toc.heapStart, packageSize: packageSize,
-                                               installed: installed))
+        let plan = try DeltaPlan.make(wanted: wanted, heapStart: toc.heapStart, packageSize: packageSize,
+                                               installed: installed)
         #expect(Set(plan.reused.keys.map(\.string)) == ["Contents/media/big.bin", "Contents/moved/same.txt"])
         // Changed: a.txt, new.txt and edited.bin (and ContentInfo.plist, always fetched).
         #expect(plan.fetchedFiles == 3)
@@ -100,7 +100,7 @@ import TestSupport
         let (toc, wanted, _) = try #require(DeltaPlan.wantedFiles(inTOCOf: sparse))
         let product = try #require(try ProductFolder.open(documents: s.documents, identifier: Self.id, create: false))
         let installed = try InstalledTree.scan(product, version: "1.0")
-        let plan = try #require(DeltaPlan.make(wanted: wanted, heapStart: toc.heapStart, packageSize: size, installed: installed))
+        let plan = try DeltaPlan.make(wanted: wanted, heapStart: toc.heapStart, packageSize: size, installed: installed)
         #expect(plan.reused.count == 1)
         // Same size, other bytes: only the identity check can notice.
         try s.write("Documents/\(Self.id)/1.0/big.bin", randomData(100_000))
@@ -172,8 +172,8 @@ import TestSupport
         try assemble(v2.pkg, into: sparse, ranges: [0 ..< tocEnd])
         let (toc, wanted, memo) = try #require(DeltaPlan.wantedFiles(inTOCOf: sparse))
         let product = try #require(try ProductFolder.open(documents: s.documents, identifier: Self.id, create: false))
-        let plan = try #require(DeltaPlan.make(wanted: wanted, heapStart: toc.heapStart, packageSize: size,
-                                               installed: try InstalledTree.scan(product, version: "1.0")))
+        let plan = try DeltaPlan.make(wanted: wanted, heapStart: toc.heapStart, packageSize: size,
+                                               installed: try InstalledTree.scan(product, version: "1.0"))
         #expect(plan.reused.count == 1)
         try assemble(v2.pkg, into: sparse, ranges: [0 ..< tocEnd] + plan.fetch)
         let delta = PackageSource.delta(sparse, shownAs: "v2.pkg", name: "1.1.pkg", reusedEntries: plan.reusedEntries, memo: memo)

@@ -34,6 +34,8 @@ public struct XarCrafter: Sendable {
         public var nameBase64 = false
         /// Use `path` as a single `<name>`, slashes and all.
         public var rawName = false
+        /// Leave both `<archived-checksum>` and `<extracted-checksum>` out, as some writers do.
+        public var omitChecksums = false
 
         public init(path: String, type: String = "file", data: [UInt8] = [], encoding: Encoding = .zlib,
              mode: String? = nil, linkTarget: String? = nil, hardlink: String? = nil, id: Int? = nil,
@@ -156,8 +158,10 @@ public struct XarCrafter: Sendable {
                 if !file.omitSize { xml += "<size>\(file.declaredSize ?? file.data.count)</size>\n" }
                 let style = file.encoding == .zlib ? "application/x-gzip" : "application/octet-stream"
                 xml += "<encoding style=\"\(style)\"/>\n"
-                xml += "<archived-checksum style=\"sha1\">\(hex(archived))</archived-checksum>\n"
-                xml += "<extracted-checksum style=\"sha1\">\(hex(extracted))</extracted-checksum>\n"
+                if !file.omitChecksums {
+                    xml += "<archived-checksum style=\"sha1\">\(hex(archived))</archived-checksum>\n"
+                    xml += "<extracted-checksum style=\"sha1\">\(hex(extracted))</extracted-checksum>\n"
+                }
                 xml += "</data>\n"
                 heap += stored
                 offset += stored.count

@@ -83,6 +83,21 @@ import TestSupport
         #expect(snapshot(dir) == before)
     }
 
+    /// A package made by another writer without file checksums is published, with a warning
+    /// that devices will download it whole.
+    @Test func aPackageWithoutChecksumsIsPublishedWithAWarning() throws {
+        var unchecked = XarCrafter.File(path: "Contents/big.bin", data: Array(repeating: 7, count: 4096))
+        unchecked.omitChecksums = true
+        let path = try XarCrafter([XarCrafter.contentInfo(version: "1.0", id: "com.example.a"), .file("Contents/a.txt", "hello\n"), unchecked])
+            .write(to: scratch.path("a.pkg"))
+        let result = try CommandRunner.pkgtool(["publish", path, "--to", scratch.path("pub")])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let output = result.stdout + result.stderr
+        #expect(output.contains("warning[missing-checksum] \(path) Contents/big.bin: has no checksum in the table of contents: devices will download this version whole"),
+                "\(output)")
+        #expect(FileManager.default.fileExists(atPath: scratch.path("pub/com.example.a/1.0.pkg")))
+    }
+
     @Test func anInvalidPackageChangesNothing() throws {
         let good = try package("good", version: "1.0")
         let dir = scratch.path("pub")

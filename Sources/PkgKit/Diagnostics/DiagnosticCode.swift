@@ -39,6 +39,9 @@ public enum DiagnosticCode: String, Codable, Sendable, CaseIterable {
     /// `sync`: the installed version is newer than the catalog's latest (a warning: sync never
     /// downgrades, and leaves it as it is).
     case installedNewer = "installed-newer"
+    /// `publish`: a package file has no checksum in its table of contents (a warning: clients
+    /// then fetch that version whole, as only its catalog sha256 vouches for those bytes).
+    case missingChecksum = "missing-checksum"
 
     /// Writing failed: the output or the Documents folder cannot be written, the disk is full (exit 2).
     case ioError = "io-error"
@@ -47,7 +50,7 @@ public enum DiagnosticCode: String, Codable, Sendable, CaseIterable {
 
     /// The codes no package rule produces: they judge inputs, outputs, catalogs, signatures and several packages at once.
     public static let notFromRules: Set<DiagnosticCode> = [.unreadableInput, .ioError, .unknownProduct, .badSignature, .invalidCatalog, .installedNewer,
-                                                                 .assetPackIDCollision]
+                                                                 .assetPackIDCollision, .missingChecksum]
 
     /// Whether an error with this code is a refusal (the input was judged: exit 1) or a failure
     /// (the work could not be done: an input that cannot be read, a destination that cannot be
@@ -59,7 +62,7 @@ public enum DiagnosticCode: String, Codable, Sendable, CaseIterable {
     /// The severity docs/diagnostics.md gives this code.
     public var defaultSeverity: Severity {
         switch self {
-        case .danglingSymlink, .caseCollision, .codeBundle, .junkFile, .contentUnchanged, .unknownKey, .installedNewer:
+        case .danglingSymlink, .caseCollision, .codeBundle, .junkFile, .contentUnchanged, .unknownKey, .installedNewer, .missingChecksum:
             return .warning
         default:
             return .error

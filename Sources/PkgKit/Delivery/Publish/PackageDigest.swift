@@ -10,8 +10,7 @@ package struct PackageDigest: Sendable, Equatable {
     package var sha256: String
     package var tocSHA256: String?
 
-    /// Reads `path` once. `xar` asks for `tocSHA256`: bytes `0 ..< header size + compressed TOC
-    /// length`, the lengths taken from the header. A set `cancellation` stops the read
+    /// Reads `path` once. `xar` asks for `tocSHA256`: the sha256 of `XarHeader.anchoredBytes`. A set `cancellation` stops the read
     /// (`OperationCancelled`).
     package static func compute(_ path: String, xar: Bool, cancellation: Cancellation? = nil) throws -> PackageDigest {
         try stream(path, xar: xar) { _ in try cancellation?.check() }
@@ -27,15 +26,13 @@ package struct PackageDigest: Sendable, Equatable {
         var whole = SHA256(), toc = SHA256()
         var tocEnd: Int64 = 0
         if xar {
-            var header = [UInt8](repeating: 0, count: 28)
+            var header = [UInt8](repeating: 0, count: XarHeader.size)
             let got = header.withUnsafeMutableBytes { readFully(fd, $0, at: 0) }
-            guard got == 28, header.starts(with: Array("xar!".utf8)) else {
-                throw PublishError(path: path, "not a xar: its header cannot be read", code: .unreadableInput)
+            do {
+                tocEnd = try XarHeader.parse(header[0..<max(got, 0)]).anchoredBytes.upperBound
+            } catch {
+                throw PublishError(path: path, "not a xar pkgtool reads: \(error)", code: .unreadableInput)
             }
-            let headerSize = Int64(header[4]) << 8 | Int64(header[5])
-            let tocLength = header[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-            guard tocLength <= UInt64(Int64.max / 2) else { throw PublishError(path: path, "the xar header's TOC length is impossible", code: .unreadableInput) }
-            tocEnd = headerSize + Int64(tocLength)
         }
         var offset: Int64 = 0
         while true {

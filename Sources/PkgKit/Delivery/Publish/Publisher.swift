@@ -168,6 +168,7 @@ public struct Publisher: Sendable {
                     continue
                 }
                 let digest = try PackageDigest.compute(path, xar: check.facts.format == .xar, cancellation: options.cancellation)
+                if check.facts.format == .xar, let warning = try? ChecksumCoverage.read(path).diagnostic { item.diagnostics.append(warning) }
                 let url = content.productIdentifier + "/" + content.contentVersion + ".pkg"
                 let entry = CatalogVersion(contentVersion: version, url: url, size: digest.size, sha256: digest.sha256,
                                            tocSHA256: digest.tocSHA256, fileCount: check.facts.fileCount,

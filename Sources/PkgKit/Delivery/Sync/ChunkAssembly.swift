@@ -69,6 +69,12 @@ package struct ChunkAssembly: Sendable {
         // One byte more than the largest chunk: an inflated chunk that runs over shows.
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: table.parameters.maximumSize + 1, alignment: 16)
         defer { buffer.deallocate() }
+        // A fetched zlib chunk behind a zlib header of its own; its length is bounded by the
+        // table (`ChunkTable.maxStoredLength`), so this one buffer holds any of them.
+        let zlibChunk = UnsafeMutableRawBufferPointer.allocate(byteCount: gzip ? 2 + ChunkTable.maxStoredLength(size: table.parameters.maximumSize) : 0,
+                                                           alignment: 16)
+        defer { zlibChunk.deallocate() }
+        if gzip { (zlibChunk[0], zlibChunk[1]) = (0x78, 0x01) }
         let inflater = Inflater()
         var sha1 = Insecure.SHA1()
         var head: [UInt8] = []
@@ -79,10 +85,14 @@ package struct ChunkAssembly: Sendable {
             let count: Int
             if let source {
                 count = readFully(input, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<chunk.size]), at: source)
+            } else if gzip {
+                let length = min(chunk.storedLength, zlibChunk.count - 2)
+                let got = try copy.read(into: UnsafeMutableRawBufferPointer(rebasing: zlibChunk[2 ..< 2 + length]), at: stored)
+                count = got < chunk.storedLength ? -1 : Self.inflate(UnsafeRawBufferPointer(rebasing: zlibChunk[0 ..< 2 + length]), with: inflater, into: buffer)
             } else {
-                let bytes = try copy.read(chunk.storedLength, at: stored)
-                count = bytes.count < chunk.storedLength ? -1
-                    : gzip ? Self.inflate(bytes, with: inflater, into: buffer) : Self.place(bytes, into: buffer)
+                let length = min(chunk.storedLength, buffer.count - 1)
+                let got = try copy.read(into: UnsafeMutableRawBufferPointer(rebasing: buffer[0 ..< length]), at: stored)
+                count = got < chunk.storedLength ? -1 : got
             }
             stored += Int64(chunk.storedLength)
             let data = UnsafeRawBufferPointer(rebasing: buffer[0..<max(count, 0)])
@@ -105,33 +115,23 @@ package struct ChunkAssembly: Sendable {
                              executable: ExecutableFormat.detect(head))
     }
 
-    /// A stored chunk's bytes as they are.
-    private static func place(_ bytes: [UInt8], into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        guard bytes.count < buffer.count else { return -1 }
-        bytes.withUnsafeBytes { buffer.copyMemory(from: $0) }
-        return bytes.count
-    }
-
     /// A zlib chunk's bytes inflated on their own (the stream was fully flushed before it, so
-    /// nothing before it is needed): behind a zlib header of their own, at most `buffer.count`
-    /// bytes; -1 when they do not inflate.
-    private static func inflate(_ bytes: [UInt8], with inflater: Inflater, into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    /// nothing before it is needed), given behind a zlib header of their own: at most
+    /// `buffer.count` bytes; -1 when they do not inflate.
+    private static func inflate(_ input: UnsafeRawBufferPointer, with inflater: Inflater, into buffer: UnsafeMutableRawBufferPointer) -> Int {
         inflater.reset()
-        let input = [0x78, 0x01] + bytes
-        return input.withUnsafeBytes { raw -> Int in
-            inflater.supply(raw)
-            var produced = 0
-            while produced < buffer.count {
-                let (count, status) = inflater.inflate(into: UnsafeMutableRawBufferPointer(rebasing: buffer[produced...]))
-                produced += count
-                switch status {
-                case .corrupt: return -1
-                case .ended, .needsInput: return inflater.pendingInput == 0 ? produced : -1
-                case .more: if count == 0 { return inflater.pendingInput == 0 ? produced : -1 }
-                }
+        inflater.supply(input)
+        var produced = 0
+        while produced < buffer.count {
+            let (count, status) = inflater.inflate(into: UnsafeMutableRawBufferPointer(rebasing: buffer[produced...]))
+            produced += count
+            switch status {
+            case .corrupt: return -1
+            case .ended, .needsInput: return inflater.pendingInput == 0 ? produced : -1
+            case .more: if count == 0 { return inflater.pendingInput == 0 ? produced : -1 }
             }
-            return produced
         }
+        return produced
     }
 }
 

@@ -17,6 +17,14 @@ package struct DeltaDownload: Sendable {
     package var transport: any HTTPTransport
     package var retryPolicy: RetryPolicy
     package var transferPolicy: TransferPolicy
+    /// The attempts of every request of this delta, together: one allowance for the update,
+    /// however many ranges it fetches.
+    package var retryBudget = RetryBudget()
+
+    /// The download of the package at `url`, with its catalog entry.
+    package init(url: URL, entry: CatalogVersion, transport: any HTTPTransport, retryPolicy: RetryPolicy, transferPolicy: TransferPolicy) {
+        (self.url, self.entry, self.transport, self.retryPolicy, self.transferPolicy) = (url, entry, transport, retryPolicy, transferPolicy)
+    }
 
     /// How much of the header and TOC the first request asks for: most TOCs fit.
     package static let firstRequestBytes: Int64 = 64 << 10
@@ -57,13 +65,11 @@ package struct DeltaDownload: Sendable {
         } catch is RangesIgnored {
             return .whole(downloaded: false)
         }
-        let header = try copy.read(28, at: 0)
-        guard header.count == 28, header.starts(with: Array("xar!".utf8)), header[4] == 0, header[5] == 28 else {
+        guard let header = XarHeader(try copy.read(XarHeader.size, at: 0)) else {
             return .notApplicable("not a xar package pkgtool reads itself")
         }
-        let tocLength = header[8..<16].reduce(Int64(0)) { $0 << 8 | Int64($1) }
-        guard tocLength > 0, tocLength < entry.size - 28 else { return .notApplicable("the header's TOC length does not fit the package") }
-        let tocEnd = 28 + tocLength
+        let tocEnd = header.anchoredBytes.upperBound
+        guard header.tocLength > 0, tocEnd < entry.size else { return .notApplicable("the header's TOC length does not fit the package") }
         // The TOC's own checksum follows it in every xar writer's output (heap offset 0).
         let wanted = min(entry.size, tocEnd + 64)
         if wanted > fetched {
@@ -115,7 +121,7 @@ package struct DeltaDownload: Sendable {
         let position = ByteCounter(range.lowerBound)
         let whole = ByteCounter(0)
         let link = url.absoluteString, total = entry.size
-        try await retryPolicy.run(clock: transferPolicy.clock) { _, madeProgress in
+        try await retryPolicy.run(clock: transferPolicy.clock, budget: retryBudget) { _, madeProgress in
             let start = position.value
             let end = whole.value == 1 ? total : range.upperBound
             guard start < end else { return }

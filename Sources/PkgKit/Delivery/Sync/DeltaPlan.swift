@@ -10,8 +10,14 @@ import PkgKitInstall
 /// is reused, whatever its name; installed files are read and hashed to know that, never judged by
 /// name or size. A changed file with a chunk table, installed before under the same path, is
 /// rebuilt from chunks (`ChunkAssembly`): only the chunks the installed file lacks are fetched.
-/// Everything else (changed files, ContentInfo.plist) is fetched as heap ranges, adjacent ranges
-/// merged into one request.
+/// Everything else (changed files, ContentInfo.plist) is fetched as heap ranges, ranges less than
+/// `mergeGap` apart merged into one request.
+///
+/// Every byte a delta takes from a fetched range is checked against a digest the anchored TOC
+/// carries: a fetched file's sha1 checksum (archived or extracted, which the reader verifies), or
+/// its chunks' digests. A package where a file to be fetched has none is downloaded whole and
+/// checked against the catalog's sha256 instead (`WholeDownload.unverifiedFile`), as is one whose
+/// ranges would take more than `maxRanges` requests.
 package struct DeltaPlan: Sendable {
     /// Files taken from the installed version, by their path in the package.
     package var reused: [ArchivePath: InstalledFile] = [:]
@@ -43,14 +49,49 @@ package struct DeltaPlan: Sendable {
         /// How it is cut into chunks, when the TOC says, and whether its data is a zlib stream.
         package var chunks: ChunkTable? = nil
         package var gzip = false
+        /// True when the TOC carries a sha1 of its stored or unpacked bytes, which the reader checks
+        /// them against: only then may its bytes come from a ranged fetch.
+        package var digested = false
+
+        /// The file as a TOC describes it.
+        package init(order: Int, path: ArchivePath, size: Int64, offset: Int64?, length: Int64?, sha1: SHA1Value?,
+                     chunks: ChunkTable? = nil, gzip: Bool = false, digested: Bool) {
+            (self.order, self.path, self.size, self.offset, self.length, self.sha1) = (order, path, size, offset, length, sha1)
+            (self.chunks, self.gzip, self.digested) = (chunks, gzip, digested)
+        }
     }
+
+    /// Why a package whose TOC was read is downloaded whole after all.
+    package enum WholeDownload: Error, Equatable {
+        /// A file's data lies outside the package.
+        case unusableRange
+        /// A file to be fetched has no checksum in the TOC: nothing would vouch for its bytes.
+        case unverifiedFile(ArchivePath)
+        /// The changed ranges, merged, would take this many requests (more than `maxRanges`).
+        case tooManyRanges(Int)
+
+        /// The reason a sync reports.
+        package var reason: SyncPlan.FullDownloadReason {
+            switch self {
+            case .unusableRange: .noTableOfContents
+            case .unverifiedFile: .unverifiedFile
+            case .tooManyRanges: .tooManyRanges
+            }
+        }
+    }
+
+    /// Ranges closer than this are fetched as one: the bytes between cost less than a request.
+    package static let mergeGap: Int64 = 32 << 10
+    /// The most ranged requests a delta makes for file data; past it the package is downloaded whole.
+    package static let maxRanges = 1024
 
     /// The plan for `wanted` (every regular file of the package), with the heap starting at
     /// `heapStart`, and the installed version read into `installed`, with the chunks of
-    /// installed files in `bases` (by the path of the new file they are the base of). Returns nil
-    /// when a file's range is not usable (the package is then downloaded whole, and judged whole).
+    /// installed files in `bases` (by the path of the new file they are the base of). Throws
+    /// `WholeDownload` when a delta would take bytes nothing verifies, or too many requests, or a
+    /// file's range is not usable (the package is then downloaded whole, and judged whole).
     package static func make(wanted: [WantedFile], heapStart: Int64, packageSize: Int64,
-                     installed: InstalledTree, bases: [ArchivePath: InstalledChunks] = [:]) -> DeltaPlan? {
+                     installed: InstalledTree, bases: [ArchivePath: InstalledChunks] = [:]) throws(WholeDownload) -> DeltaPlan {
         // Sized once: grown as they fill, the tables of a 10,000-file plan were rehashed a dozen times.
         var bySHA1: [SHA1Value: InstalledFile] = [:]
         bySHA1.reserveCapacity(installed.files.count)
@@ -67,7 +108,7 @@ package struct DeltaPlan: Sendable {
             }
             guard let length = file.length, length > 0 else { continue }
             guard let offset = file.offset, offset >= 0, case let (start, overflow) = heapStart.addingReportingOverflow(offset),
-                  !overflow, start <= packageSize, length <= packageSize - start else { return nil }
+                  !overflow, start <= packageSize, length <= packageSize - start else { throw .unusableRange }
             if let table = file.chunks, let base = bases[file.path], let sha1 = file.sha1 {
                 let assembly = ChunkAssembly(order: file.order, path: file.path, size: file.size, sha1: sha1, table: table,
                                              gzip: file.gzip, fileStart: start, base: base)
@@ -77,18 +118,21 @@ package struct DeltaPlan: Sendable {
                 plan.fetchedFiles += 1
                 continue
             }
+            guard file.digested else { throw .unverifiedFile(file.path) }
             ranges.append(start ..< start + length)
             if file.path.isInsideContents { plan.fetchedFiles += 1 }
         }
         plan.fetch = merge(ranges)
+        guard plan.fetch.count <= maxRanges else { throw .tooManyRanges(plan.fetch.count) }
         return plan
     }
 
-    /// Sorted, with overlapping or touching ranges joined.
-    package static func merge(_ ranges: [Range<Int64>]) -> [Range<Int64>] {
+    /// Sorted, with ranges that overlap or lie less than `gap` bytes apart joined (with the bytes
+    /// between them).
+    package static func merge(_ ranges: [Range<Int64>], gap: Int64 = mergeGap) -> [Range<Int64>] {
         var merged: [Range<Int64>] = []
         for range in ranges.sorted(by: { $0.lowerBound < $1.lowerBound }) {
-            if let last = merged.last, range.lowerBound <= last.upperBound {
+            if let last = merged.last, range.lowerBound <= last.upperBound || range.lowerBound - last.upperBound < gap {
                 merged[merged.count - 1] = last.lowerBound ..< max(last.upperBound, range.upperBound)
             } else {
                 merged.append(range)
@@ -147,7 +191,8 @@ package struct DeltaPlan: Sendable {
             files.append(WantedFile(order: index, path: ArchivePath(raw: path), size: max(record.size, 0),
                                     offset: record.hasData ? record.offset : nil, length: record.hasData ? record.length : nil,
                                     sha1: record.extractedStyle == .sha1 ? SHA1Value(bytes: table.extractedDigest(record)) : nil,
-                                    chunks: table.chunks(record), gzip: record.gzip))
+                                    chunks: table.chunks(record), gzip: record.gzip,
+                                    digested: record.archivedStyle == .sha1 || record.extractedStyle == .sha1))
         }
         return files
     }

@@ -158,7 +158,7 @@ package final class PartFile: PackageBytes, @unchecked Sendable {
     private func absorb(_ bytes: UnsafeRawBufferPointer) throws {
         var rest = bytes
         if let expected = expectedTOCSHA256 {
-            if tocEnd == nil, written + Int64(rest.count) >= 16 {
+            if tocEnd == nil, written + Int64(rest.count) >= Int64(XarHeader.size) {
                 tocEnd = try headerEnd(appending: rest)
             }
             if let end = tocEnd, written < end, written + Int64(rest.count) >= end {
@@ -176,22 +176,20 @@ package final class PartFile: PackageBytes, @unchecked Sendable {
         written += Int64(rest.count)
     }
 
-    /// Where the header and TOC end, from the header's first 16 bytes (some of them in `more`,
+    /// Where the bytes `tocSHA256` anchors end, from the header (some of its bytes in `more`,
     /// about to be written after the first `written`).
     private func headerEnd(appending more: UnsafeRawBufferPointer) throws -> Int64 {
-        var header = [UInt8](repeating: 0, count: 16)
-        let old = Int(min(written, 16))
+        var header = [UInt8](repeating: 0, count: XarHeader.size)
+        let old = Int(min(written, Int64(XarHeader.size)))
         if old > 0 {
             let got = header.withUnsafeMutableBytes { readFully(descriptor, UnsafeMutableRawBufferPointer(rebasing: $0[0 ..< old]), at: 0) }
             guard got == old else { throw DownloadError.io(path: path, errnoText()) }
         }
-        for index in old ..< 16 { header[index] = more[index - old] }
-        let headerSize = Int64(header[4]) << 8 | Int64(header[5])
-        let tocLength = header[8 ..< 16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        guard header.starts(with: Array("xar!".utf8)), tocLength < UInt64(size), headerSize + Int64(tocLength) <= size else {
+        for index in old ..< XarHeader.size { header[index] = more[index - old] }
+        guard let end = XarHeader(header)?.anchoredBytes.upperBound, end <= size else {
             throw DownloadError.sizeMismatch(url: url, "its header is not a xar header whose table of contents fits the package")
         }
-        return headerSize + Int64(tocLength)
+        return end
     }
 
     /// Empties the file: the server is sending it from byte 0. A reader that already read the

@@ -44,6 +44,15 @@ package final class SparseCopy: @unchecked Sendable {
         }
     }
 
+    /// Reads into `buffer` the bytes at `offset`; returns how many (fewer at the end of the file).
+    package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+        try lock.withLock {
+            let got = readFully(descriptor, buffer, at: offset)
+            guard got >= 0 else { throw DownloadError.io(path: path, errnoText()) }
+            return got
+        }
+    }
+
     /// The sha256 of bytes `0 ..< count`, read back streaming.
     package func sha256(ofFirst count: Int64) throws -> String {
         var hasher = SHA256()

@@ -203,9 +203,12 @@ package struct SyncExecutor {
             let bases = try await BlockingWork.run {
                 try DeltaPlan.chunkBases(candidates, folder: folder, version: version, cancellation: cancellation)
             }
-            guard let plan = DeltaPlan.make(wanted: files, heapStart: toc.heapStart, packageSize: update.entry.size,
-                                            installed: installed, bases: bases) else {
-                return .fallBack(.noTableOfContents)
+            let plan: DeltaPlan
+            do {
+                plan = try DeltaPlan.make(wanted: files, heapStart: toc.heapStart, packageSize: update.entry.size,
+                                          installed: installed, bases: bases)
+            } catch {
+                return .fallBack(error.reason)
             }
             return .planned(PlannedDelta(plan: plan, download: download, ranges: download.ranges(for: plan, toc: toc, fetched: fetched),
                                          fetched: fetched, memo: memo))

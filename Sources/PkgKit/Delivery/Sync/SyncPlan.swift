@@ -56,6 +56,11 @@ public enum SyncPlan: Sendable, Equatable {
         case noTableOfContents = "no table of contents to compare"
         /// The package is too small for a delta to pay.
         case small = "small package"
+        /// A changed file has no checksum in the table of contents: only the catalog's sha256 of
+        /// the whole package vouches for its bytes.
+        case unverifiedFile = "a changed file has no checksum"
+        /// The changed files lie in more places than a delta fetches with separate requests.
+        case tooManyRanges = "too many changed ranges"
     }
 
     /// The catalog's latest version, when the catalog lists the product (or the installed one

@@ -51,9 +51,10 @@ public struct RetryPolicy: Sendable, Equatable {
     /// Runs `attempt` until it succeeds, fails with a final error, or the attempts run out
     /// (then its last error is thrown). `attempt` receives the attempt number (1, 2, …) and
     /// reports progress through the flag it is given; `willRetry` hears of each retry. The waits
-    /// between attempts are slept on `clock`. A cancelled task stops at once with
+    /// between attempts are slept on `clock`. With `budget`, `maximumTotalAttempts` bounds the
+    /// attempts of every run sharing it, together. A cancelled task stops at once with
     /// `CancellationError`.
-    public func run<T>(clock: any Clock<Duration> = ContinuousClock(),
+    public func run<T>(clock: any Clock<Duration> = ContinuousClock(), budget: RetryBudget? = nil,
                        _ attempt: (_ number: Int, _ madeProgress: inout Bool) async throws -> T,
                        willRetry: ((_ error: Error, _ delay: TimeInterval) -> Void)? = nil) async throws -> T {
         var total = 0
@@ -61,12 +62,13 @@ public struct RetryPolicy: Sendable, Equatable {
         while true {
             try Task.checkCancellation()
             total += 1
+            let spent = budget?.spend() ?? total
             var progress = false
             do {
                 return try await attempt(total, &progress)
             } catch {
                 withoutProgress = progress ? 1 : withoutProgress + 1
-                guard Self.isTransient(error), withoutProgress < maximumAttempts, total < maximumTotalAttempts else { throw error }
+                guard Self.isTransient(error), withoutProgress < maximumAttempts, spent < maximumTotalAttempts else { throw error }
                 var wait = delay(beforeRetry: withoutProgress)
                 if jitter > 0 { wait *= 1 - Double.random(in: 0...min(jitter, 1)) }
                 willRetry?(error, wait)

@@ -46,6 +46,11 @@ public struct ChunkTable: Sendable, Equatable {
     /// The most chunks one file's table may declare (8 GiB at the standard minimum size).
     package static let maxChunks = 1 << 17
 
+    /// The most stored bytes a chunk of `size` unpacked bytes may declare: what deflate makes of
+    /// data that does not compress (stored blocks, or at worst fixed codes of 9 bits a byte), and
+    /// the flush that ends it. A client holds a fetched chunk in memory, so no more is taken.
+    package static func maxStoredLength(size: Int) -> Int { size + size / 8 + 64 }
+
     /// The sizes the file was cut with.
     public var parameters: ChunkParameters
     /// Where the first chunk's stored bytes start in the file's data: 2 after a zlib header, 0
@@ -155,7 +160,8 @@ public struct ChunkTable: Sendable, Equatable {
             // Every chunk but the last is at least the minimum size, none over the maximum: a
             // client cuts its own copy by the same rule, so no other table can match it.
             guard chunk.size > 0, chunk.size <= parameters.maximumSize, index == Int(count) - 1 || chunk.size >= parameters.minimumSize,
-                  chunk.storedLength > 0, gzip || chunk.storedLength == chunk.size else { return nil }
+                  chunk.storedLength > 0, chunk.storedLength <= Self.maxStoredLength(size: chunk.size),
+                  gzip || chunk.storedLength == chunk.size else { return nil }
             unpacked += Int64(chunk.size)
             stored += Int64(chunk.storedLength)
         }

@@ -18,7 +18,7 @@ public enum ContainerSignature: String, Sendable {
     public static func detect(_ head: some Collection<UInt8>) -> ContainerSignature? {
         let bytes = Array(head.prefix(headBytes))
         func starts(_ magic: [UInt8]) -> Bool { bytes.starts(with: magic) }
-        if starts(Array("xar!".utf8)) { return .xar }
+        if starts(XarHeader.magic) { return .xar }
         if starts([0x50, 0x4B, 0x03, 0x04]) || starts([0x50, 0x4B, 0x05, 0x06]) || starts([0x50, 0x4B, 0x07, 0x08]) { return .zip }
         if starts([0x1F, 0x8B]) || starts(Array("BZh".utf8)) || starts([0xFD, 0x37, 0x7A, 0x58, 0x5A, 0x00])
             || starts([0x28, 0xB5, 0x2F, 0xFD]) { return .compressed }

@@ -153,14 +153,20 @@ public enum PackageOpener {
     }
 
     /// Why a xar whose first bytes are `head` cannot be whole in a file of `fileSize` bytes: the
-    /// file ends inside the header or the table of contents the header declares; nil otherwise.
-    /// The same words as `ContainerExtent`'s, so that every command describes a cut package alike.
+    /// file ends inside the header or the table of contents the header declares, or the header
+    /// declares a table of contents longer than any pkgtool reads; nil otherwise. The same words
+    /// as `ContainerExtent`'s, so that every command describes a cut package alike.
     package static func xarTruncation(head: [UInt8], fileSize: Int64) -> String? {
-        guard head.count >= 16 else { return "the package is truncated: it ends inside its header" }
-        let headerSize = Int64(head[4]) << 8 | Int64(head[5])
-        let tocLength = head[8..<16].reduce(UInt64(0)) { $0 << 8 | UInt64($1) }
-        guard tocLength < UInt64(Int64.max - headerSize) else { return nil }
-        let needed = headerSize + Int64(tocLength)
+        guard head.count >= XarHeader.size else { return "the package is truncated: it ends inside its header" }
+        let header: XarHeader
+        do {
+            header = try XarHeader.parse(head)
+        } catch .limitPassed(let limit) {
+            return XarTOCError.limitPassed(limit).description
+        } catch {
+            return nil
+        }
+        let needed = header.anchoredBytes.upperBound
         guard fileSize < needed else { return nil }
         return "the package is truncated: it ends inside its table of contents (\(fileSize) bytes; its header declares at least \(needed))"
     }

@@ -18,6 +18,8 @@ public enum XarTOCError: Error, Sendable, Equatable, CustomStringConvertible {
         case entries
         /// Elements nested in one another (`XarTableOfContents.maxDepth`).
         case depth
+        /// The header declares a TOC longer than `XarTableOfContents.maxTOCBytes` (this many bytes).
+        case declaredLength(UInt64)
 
         /// The limit in words.
         public var description: String {
@@ -25,6 +27,7 @@ public enum XarTOCError: Error, Sendable, Equatable, CustomStringConvertible {
             case .xmlBytes: "it inflates to more than \(XarTableOfContents.maxTOCBytes >> 20) MiB of XML"
             case .entries: "it lists more than \(XarTableOfContents.maxEntries) files"
             case .depth: "its elements nest more than \(XarTableOfContents.maxDepth) deep"
+            case .declaredLength(let length): "its header declares \(length) bytes, more than \(XarTableOfContents.maxTOCBytes >> 20) MiB"
             }
         }
     }

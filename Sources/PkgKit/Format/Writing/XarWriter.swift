@@ -136,7 +136,7 @@ package struct XarWriter {
         // On a failed write the hashing thread still has to be let go.
         defer { _ = try? hasher.finish() }
         var header = [UInt8]()
-        header += Array("xar!".utf8)
+        header += XarHeader.magic
         header += bigEndian(UInt16(Self.headerSize))
         header += bigEndian(UInt16(1))
         header += bigEndian(UInt64(tocCompressed))
