@@ -82,25 +82,19 @@ package final class EncoderScratch {
     }
 
     /// Scratch kept between batches, one per thread at a time.
+    // Unchecked: a scratch owns raw buffers (not Sendable); one taken out is used by one thread until put back.
     package final class Pool: @unchecked Sendable {
-        // @unchecked Sendable: `free` is touched only with `lock` held; a scratch taken out is
-        // used by one thread until it is put back.
-        private let lock = NSLock()
-        private var free: [EncoderScratch] = []
+        private let free = LockedValue<[EncoderScratch]>([])
         package let profile: DeflateProfile
 
         package init(profile: DeflateProfile) { self.profile = profile }
 
         package func take() -> EncoderScratch {
-            lock.lock()
-            defer { lock.unlock() }
-            return free.popLast() ?? EncoderScratch(profile: profile)
+            free.withLock { $0.popLast() } ?? EncoderScratch(profile: profile)
         }
 
         package func give(_ scratch: EncoderScratch) {
-            lock.lock()
-            free.append(scratch)
-            lock.unlock()
+            free.withLock { $0.append(scratch) }
         }
     }
 }
