@@ -115,7 +115,7 @@ package struct FileEncoder {
         (self.mode, self.profile, self.scratchDirectory, self.chunking, self.jobs) = (mode, profile, scratchDirectory, chunking, jobs)
     }
     /// Compressed output kept in memory up to this size, then spilled to a scratch file.
-    package static let memoryLimit = 4 << 20
+    package static let memoryLimit = Int(DeflateProfile.wholeBufferLimit)
     /// The largest file compressed in one call: two such buffers per thread.
     package static let wholeLimit = Int(DeflateProfile.wholeBufferLimit)
     /// How much of a file `auto` compresses to decide whether it shrinks, when its first
