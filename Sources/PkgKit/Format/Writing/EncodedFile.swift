@@ -345,6 +345,5 @@ package struct FileEncoder {
     }
 }
 
-// Unchecked: a SHA1Digest is an immutable value of 20 bytes (no references); swift-crypto 3
-// simply does not declare it Sendable.
+// Unchecked: an immutable value of 20 bytes (no references) that swift-crypto 3 does not declare Sendable.
 extension Insecure.SHA1Digest: @retroactive @unchecked Sendable {}
