@@ -82,6 +82,7 @@ public enum CommandRunner {
         public var deadline: Duration
         /// What it printed on stderr before it was killed.
         public var stderr: String
+        /// The command, its deadline, and what it printed on stderr.
         public var description: String { "`\(command)` still ran after \(deadline); killed its process group. stderr: \(stderr)" }
     }
 

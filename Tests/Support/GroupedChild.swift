@@ -10,8 +10,9 @@ import CSyscalls
 struct GroupedChild {
     /// The child's process id, which is also its group's.
     let pid: pid_t
-    /// The read ends of the child's stdout and stderr.
+    /// The read end of the child's stdout.
     let stdout: Int32
+    /// The read end of the child's stderr.
     let stderr: Int32
 
     /// Starts `program` with `arguments` (stdin from /dev/null) in `directory`, with exactly `environment`.
@@ -102,6 +103,7 @@ struct GroupedChild {
         return (timedOut ? nil : status.withLock { $0 }, result.stdout, result.stderr)
     }
 
+    /// Everything `descriptor` gives until its end (or an error).
     private static func readToEnd(_ descriptor: Int32) -> Data {
         var data = Data()
         var buffer = [UInt8](repeating: 0, count: 64 << 10)

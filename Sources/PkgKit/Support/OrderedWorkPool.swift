@@ -35,10 +35,15 @@ package enum OrderedWorkPool {
 
     /// The shared bookkeeping, behind one lock.
     private final class State<Result: Sendable>: Sendable {
+        /// Where the workers and the consumer are.
         private struct Progress {
+            /// The next index to hand to a worker.
             var next = 0
+            /// How many results the consumer has taken.
             var consumed = 0
+            /// True once the run is over, early or not.
             var cancelled = false
+            /// Results not yet taken, by index.
             var results: [Int: Swift.Result<Result, any Error>] = [:]
         }
         private let progress = ConditionLockedValue(Progress())

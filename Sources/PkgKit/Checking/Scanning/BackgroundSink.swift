@@ -36,11 +36,17 @@ package final class BackgroundSink: EntrySink, @unchecked Sendable {
     private let state = ConditionLockedValue(State())
 
     private struct State {
+        /// Operations waiting for the writer, in order.
         var queue: [Operation] = []
+        /// What they cost, data and `operationCost` each.
         var queuedBytes = 0
+        /// True once `drain` was called: nothing more is queued.
         var closed = false
+        /// True once the writer has run everything and ended.
         var stopped = false
+        /// The inner sink's first failure.
         var failure: (any Error)?
+        /// Blocks kept for reuse.
         var spareBlocks: [UnsafeMutableRawBufferPointer] = []
     }
 

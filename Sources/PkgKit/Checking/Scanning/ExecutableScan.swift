@@ -78,12 +78,16 @@ package final class ExecutableScan {
 
     /// The blocks handed over and what each found, behind one lock.
     private final class Blocks: Sendable {
+        /// The blocks waiting to be read, and what the read ones found.
         private struct State {
+            /// Blocks handed over and not yet taken.
             var waiting: [(block: Int, files: [SourceItem])] = []
+            /// True once no more blocks come.
             var closed = false
             /// What each block found: formats in the block's order, and the error of its first
             /// file that could not be read (which ends the block).
             var found: [Int: [(path: ArchivePath, format: ExecutableFormat)]] = [:]
+            /// The failure that ended each block, if any.
             var failures: [Int: any Error] = [:]
         }
         private let state = ConditionLockedValue(State())

@@ -12,8 +12,11 @@ import NIOHTTP1
 /// does after letting its lock go. No state holds a field another state has no use for, so a
 /// cancelled body cannot also hold a waiting reader, nor an ended one a pending promise.
 struct ResponseBodyState {
+    /// A response head.
     typealias Head = NIOHTTP1.HTTPResponseHead
+    /// The sender, waiting for the head.
     typealias HeadWaiter = CheckedContinuation<Head, any Error>
+    /// The reader, waiting for the next part (nil: the end).
     typealias PartWaiter = CheckedContinuation<ByteBuffer?, any Error>
 
     /// The body parts that arrived and the reader has not taken yet.
@@ -136,9 +139,13 @@ struct ResponseBodyState {
 
     /// Whom an end (the request's or the reader's) leaves waiting, to be told.
     struct Waiters {
+        /// The sender, still waiting for the head.
         var head: HeadWaiter?
+        /// The reader, waiting on an empty buffer.
         var reader: PartWaiter?
+        /// The client, waiting for room.
         var room: EventLoopPromise<Void>?
+        /// The connection's valve, to be let go.
         var gate: NIOLoopBound<ReadGate>?
     }
 

@@ -34,12 +34,17 @@ package final class XarTOCInflater: @unchecked Sendable {
     private struct Progress {
         /// The bytes in each slot of the ring.
         var counts = Array(repeating: 0, count: XarTOCInflater.depth)
-        /// Chunks inflated so far, and chunks the reader has taken (the last one it is still using).
+        /// Chunks inflated so far.
         var filled = 0
+        /// Chunks the reader has taken (the last one it may still be using).
         var taken = 0
+        /// True while the reader uses the chunk it took last.
         var holding = false
+        /// Whether the TOC is still being inflated, has ended, or failed.
         var state = State.inflating
+        /// True once `stop` asked the thread to end.
         var cancelled = false
+        /// True while the inflating thread runs.
         var running = false
     }
 
