@@ -118,7 +118,7 @@ let package = Package(
         // What every test target shares: scratch folders, running the built binary, crafting xar.
         .target(
             name: "TestSupport",
-            dependencies: ["PkgKit", "PkgKitArchive", "CZlib", .product(name: "Crypto", package: "swift-crypto")],
+            dependencies: ["PkgKit", "PkgKitArchive", "CZlib", "CSyscalls", .product(name: "Crypto", package: "swift-crypto")],
             path: "Tests/Support"),
         // The chaos soak of `pkgtool sync` (`make soak`); the work is `Soak` in TestSupport.
         .executableTarget(name: "pkgsoak", dependencies: ["TestSupport"], path: "Tests/Soak"),

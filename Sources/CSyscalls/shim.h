@@ -8,6 +8,7 @@
 #endif
 #include <fcntl.h>
 #include <malloc.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -50,6 +51,14 @@ static const int CSyscalls_O_TMPFILE = O_TMPFILE;
    written out (dirty pages are left). Returns 0 or an errno value. */
 static inline int CSyscalls_dropCachedRange(int fd, long long offset, long long nbytes) {
     return posix_fadvise(fd, (off_t)offset, (off_t)nbytes, POSIX_FADV_DONTNEED);
+}
+
+/* A pipe whose two ends close on exec, made at once (no other thread's child can inherit them). */
+static inline int CSyscalls_pipeClosedOnExec(int ends[2]) { return pipe2(ends, O_CLOEXEC); }
+
+/* A spawned child starts in `path` (glibc's extension, as Apple's libc has it). */
+static inline int CSyscalls_spawnChdir(posix_spawn_file_actions_t *actions, const char *path) {
+    return posix_spawn_file_actions_addchdir_np(actions, path);
 }
 #endif
 #endif

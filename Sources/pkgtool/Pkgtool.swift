@@ -36,13 +36,22 @@ struct Pkgtool: AsyncParsableCommand {
         // zip, tar, flat installer packages and the zip writer come from libarchive.
         LibArchiveSupport.register()
         let arguments = Array(CommandLine.arguments.dropFirst())
-        if let problem = CommandNames.unknownCommand(in: arguments) {
-            Console.err(problem)
-            Foundation.exit(ExitStatus.usage.code)
-        }
-        if let (problem, command) = CommandNames.misplacedVersion(in: arguments) ?? OptionSuggestion.problem(parsing: arguments) {
+        // The parser judges the command line. Only a line it refuses gets advice it cannot give
+        // (the nearest command or option), in place of its own words; and `--version` beside a
+        // command, which the root's flag would otherwise take, is refused here.
+        if let (problem, command) = CommandNames.misplacedVersion(in: arguments) {
             Console.err(UsageError.text(problem, for: command))
             Foundation.exit(ExitStatus.usage.code)
+        }
+        if (try? parseAsRoot(arguments)) == nil {
+            if let problem = CommandNames.unknownCommand(in: arguments) {
+                Console.err(problem)
+                Foundation.exit(ExitStatus.usage.code)
+            }
+            if let (problem, command) = OptionSuggestion.problem(in: arguments) {
+                Console.err(UsageError.text(problem, for: command))
+                Foundation.exit(ExitStatus.usage.code)
+            }
         }
         await main(arguments)
     }
@@ -63,7 +72,7 @@ struct Pkgtool: AsyncParsableCommand {
 enum CommandNames {
     /// Every command a first argument may name.
     static var all: [String] {
-        Pkgtool.configuration.subcommands.map { $0._commandName } + ["help"]
+        Pkgtool.configuration.subcommands.map { $0.commandLineName } + ["help"]
     }
 
     /// What to say when the command `arguments` name does not exist, or nil when it does (or
@@ -72,7 +81,7 @@ enum CommandNames {
         guard let name = arguments.first(where: { !$0.hasPrefix("-") }),
               arguments.prefix(while: { $0.hasPrefix("-") }).allSatisfy({ ["--json", "--quiet"].contains($0) }),
               !all.contains(name) else { return nil }
-        let commands = Pkgtool.configuration.subcommands.map { $0._commandName }
+        let commands = Pkgtool.configuration.subcommands.map { $0.commandLineName }
         var message = "Error: '\(name)' is not a pkgtool command."
         if let nearest = NearestName.suggestion(for: name, among: commands) { message += " Did you mean '\(nearest)'?" }
         return message + "\nCommands: \(commands.joined(separator: ", ")). See 'pkgtool --help'."
@@ -85,12 +94,21 @@ enum CommandNames {
         let options = arguments.prefix { $0 != "--" }
         guard arguments != ["--version"], options.contains(where: { $0 == "--version" || $0.hasPrefix("--version=") }) else { return nil }
         let name = options.first { !$0.hasPrefix("-") }
-        guard let command = Pkgtool.configuration.subcommands.first(where: { $0._commandName == name }) else {
+        guard let command = Pkgtool.configuration.subcommands.first(where: { $0.commandLineName == name }) else {
             return ("--version goes alone: 'pkgtool --version' prints the version", Pkgtool.self)
         }
         if command == Pkgtool.Create.self {
             return ("create has no --version: the package's ContentVersion is --content-version (e.g. --content-version 1.0)", command)
         }
-        return ("\(command._commandName) has no --version: 'pkgtool --version', alone, prints pkgtool's version", command)
+        return ("\(command.commandLineName) has no --version: 'pkgtool --version', alone, prints pkgtool's version", command)
+    }
+}
+
+extension ParsableCommand {
+    /// The name a command line gives this command: its configuration's (every pkgtool command
+    /// names itself, so no name is left to the parser's derivation from the type's).
+    static var commandLineName: String {
+        guard let name = configuration.commandName else { preconditionFailure("\(self) does not name itself") }
+        return name
     }
 }

@@ -38,7 +38,7 @@ final class CountingReader: PackageReader {
         return path
     }
 
-    @Test(.timeLimit(.minutes(6)))
+    @Test(.timeLimit(.minutes(2)))
     func honestBombStopsAtTheLimit() throws {
         let dir = try Scratch()
         let path = try write(Make.valid([XarCrafter.File(path: "Contents/zeros", data: Self.bomb)]), dir)
@@ -50,7 +50,7 @@ final class CountingReader: PackageReader {
     }
 
     /// The TOC says 1000 bytes; the stream inflates to 64 MiB.
-    @Test(.timeLimit(.minutes(6)))
+    @Test(.timeLimit(.minutes(2)))
     func lyingBombStopsAtTheLimit() throws {
         let dir = try Scratch()
         let path = try write(Make.valid([XarCrafter.File(path: "Contents/zeros", data: Self.bomb, declaredSize: 1000)]), dir)
@@ -61,7 +61,7 @@ final class CountingReader: PackageReader {
     }
 
     /// Many files each under the limit, together over it.
-    @Test(.timeLimit(.minutes(6)))
+    @Test(.timeLimit(.minutes(2)))
     func totalOverTheLimitStops() throws {
         let dir = try Scratch()
         let chunk = [UInt8](repeating: 0, count: 512 << 10)

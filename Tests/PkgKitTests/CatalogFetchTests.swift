@@ -6,7 +6,7 @@ import TestSupport
 /// Fetching a catalog: the signature of exactly the bytes received is fetched and checked before
 /// they are parsed, looked for without a trusted key without ever failing the fetch, and an error
 /// page is refused as a whole.
-@Suite(.timeLimit(.minutes(6))) struct CatalogFetchTests {
+@Suite(.timeLimit(.minutes(2))) struct CatalogFetchTests {
     let folder: Scratch
     let key = CatalogSigningKey()
     let bytes: Data

@@ -5,7 +5,7 @@ import TestSupport
 
 /// Packages whose large files `create` cut into chunks: what their TOC holds, that each chunk's
 /// stored bytes decode on their own, and that other xar readers read them as any package.
-@Suite(.offThePool, .timeLimit(.minutes(6))) struct ChunkedPackageTests {
+@Suite(.offThePool, .timeLimit(.minutes(2))) struct ChunkedPackageTests {
     let scratch: Scratch
     let text = compressibleText(5 << 20, seed: 11)
     let noise = randomData(4_500_000)

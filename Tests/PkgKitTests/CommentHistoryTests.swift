@@ -3,7 +3,8 @@ import Testing
 import TestSupport
 
 /// Comments in Sources/ say why the code is as it is, not how it got there: no commit hashes, no
-/// timings from a measurement ("0.24 -> 0.19 s", "1.52 against 1.37 s, medians of four runs").
+/// timings from a measurement ("0.24 -> 0.19 s", "1.52 against 1.37 s, medians of four runs"),
+/// no measured rates or speed-ups ("2.5 ms per MiB", "380 MB/s", "3x faster").
 /// Such history goes stale with the next change; it belongs in commit messages and bench/.
 @Suite struct CommentHistoryTests {
     /// Every Swift file under Sources/, by its path from the package root.
@@ -35,10 +36,17 @@ import TestSupport
 
             // Since 439bf9b the TOC is read once.
             let size = 3 // measured at 2.5 ms per MiB
+            /// A fresh page costs about 2.5 ms per MiB.
+            let step = 4
+            // The engine reads 380 MB/s.
+            let engine = 5
+            // ISA-L is 3x faster,
+            // or 4 times faster.
             """
         let found = CommentHistory.findings(in: planted)
-        #expect(found.map(\.line) == [1, 4, 6, 7], "\(found)")
-        #expect(found.map(\.reason) == ["a measured timing", "a measured timing", "a commit hash", "a measured timing"])
+        #expect(found.map(\.line) == [1, 4, 6, 7, 8, 10, 12], "\(found)")
+        #expect(found.map(\.reason) == ["a measured timing", "a measured timing", "a commit hash", "a measured timing",
+                                        "a measured rate", "a measured rate", "a measured rate"])
 
         let lookalikes = #"""
             /// Ed25519 keys, as `openssl genpkey -algorithm ed25519` writes them.
@@ -47,7 +55,8 @@ import TestSupport
             let b = 2
             /// Retries wait 0.5, 1 and 2 s; the default time-out is 30 s.
             let c = 3 // the clock time-outs are measured on
-            /// Sizes like 1000000 and words like deadbeef pass.
+            /// Sizes like 1000000 and words like deadbeef pass, and so do "several times faster",
+            /// "a 1 MiB change", "30 s per attempt" and "MB/s" without a number.
             let url = "https://example.com/a//b 0.2 -> 0.1 s"
             let text = """
                 // 0.24 -> 0.19 s, inside a string
@@ -75,6 +84,10 @@ enum CommentHistory {
     /// Words that say a number was measured; history when a duration is in the same comment.
     private static let measuring = try! NSRegularExpression(pattern: #"\b(measured|medians?|benchmarked|timed at)\b"#, options: .caseInsensitive)
     private static let anyDuration = try! NSRegularExpression(pattern: duration)
+    /// A measured rate or speed-up: "2.5 ms per MiB", "380 MB/s", "3x faster", "4 times faster".
+    private static let rate = try! NSRegularExpression(
+        pattern: #"\d+(\.\d+)?\s?(ms|µs|us|ns)\s+per\b|\d+(\.\d+)?\s?[KMGT]i?B/s\b|\d+(\.\d+)?\s?(x|×|times)\s+(faster|slower|smaller|larger)\b"#,
+        options: .caseInsensitive)
     /// What a shortened or full commit hash looks like: 7 to 40 lowercase hex digits, with both
     /// letters and digits (so neither a plain number nor a word such as "deadbeef").
     private static let hash = try! NSRegularExpression(pattern: #"\b(?=[0-9a-f]*[a-f])(?=[0-9a-f]*[0-9])[0-9a-f]{7,40}\b"#)
@@ -91,6 +104,8 @@ enum CommentHistory {
             comment = nil
             if matches(comparison, text) || (matches(measuring, text) && matches(anyDuration, text)) {
                 found.append(Finding(line: line, reason: "a measured timing", text: text))
+            } else if matches(rate, text) {
+                found.append(Finding(line: line, reason: "a measured rate", text: text))
             }
             let range = NSRange(text.startIndex..., in: text)
             let hashes = hash.matches(in: text, range: range).compactMap { Range($0.range, in: text).map { String(text[$0]) } }

@@ -28,7 +28,7 @@ import TestSupport
 
     /// Every kept input through the fuzzer's own harness (`pkgfuzz` replays without libFuzzer),
     /// install oracle included: nothing outside Documents/<id>/, no staging left, a true record.
-    @Test(.timeLimit(.minutes(6))) func harnessReplaysEveryKeptInput() throws {
+    @Test(.timeLimit(.minutes(2))) func harnessReplaysEveryKeptInput() throws {
         let binary = CommandRunner.packageRoot.appendingPathComponent(".build/debug/pkgfuzz").path
         let inputs = try FileManager.default.contentsOfDirectory(atPath: Self.folder.path).sorted().map { Self.folder.appendingPathComponent($0).path }
         let result = try CommandRunner.run(binary, inputs)
@@ -41,7 +41,7 @@ import TestSupport
         #expect(files == Set(Self.expected.keys))
     }
 
-    @Test(.timeLimit(.minutes(6)), arguments: expected.keys.sorted())
+    @Test(.timeLimit(.minutes(2)), arguments: expected.keys.sorted())
     func replay(_ name: String) throws {
         let path = Self.folder.appendingPathComponent(name).path
         let check = try PackageCheck.run(path, context: RuleContext(purpose: .validate, limits: PackageLimits(maxSize: 8 << 20)))

@@ -7,7 +7,7 @@ import TestSupport
 /// socket shows (parsing, ranges, a connection really dropped, a stall on the wire, a body with
 /// no length ending at close). Time-outs run on a manual clock. The logic above the transports
 /// is tested in memory (`GuardedTransferTests`, `ResumableDownloadTests`, the sync suites).
-@Suite(.timeLimit(.minutes(6))) struct HTTPTransportSocketTests {
+@Suite(.timeLimit(.minutes(2))) struct HTTPTransportSocketTests {
     /// The HTTP transport this platform ships, by name. (On Linux PkgKit leaves URLSession out:
     /// FoundationNetworking would link libcurl into every program using PkgKit.)
     static var transports: [String] {

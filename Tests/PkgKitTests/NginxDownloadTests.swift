@@ -5,7 +5,7 @@ import TestSupport
 
 /// The resumable download against a real web server (Debian's nginx, started by the test), with
 /// nginx's own access log as the witness of what was asked and sent.
-@Suite(.enabled(if: NginxServer.isAvailable, "nginx is not installed: run `make deps`"), .timeLimit(.minutes(6)))
+@Suite(.serialized, .enabled(if: NginxServer.isAvailable, "nginx is not installed: run `make deps`"), .timeLimit(.minutes(2)))
 struct NginxDownloadTests {
     let folder: Scratch
     let data = pseudoRandomData(600_000, seed: 42)

@@ -7,7 +7,7 @@ import TestSupport
 /// resumes from the first byte that is not on disk yet, through the real HTTP transport and the
 /// real `.part`, and nothing that reached the client is fetched again. The reader that takes its
 /// time is the case that counts: bytes waiting for it when the FIN arrives must reach it too.
-@Suite(.timeLimit(.minutes(6))) struct ResumeAfterCutTests {
+@Suite(.timeLimit(.minutes(2))) struct ResumeAfterCutTests {
     static let size = 4_000_000
     /// Not a multiple of any buffer size.
     static let cut = 1_680_000

@@ -327,7 +327,7 @@ enum Make {
         }
     }
 
-    @Test(.timeLimit(.minutes(6)), arguments: cases)
+    @Test(.timeLimit(.minutes(2)), arguments: cases)
     func rule(_ row: RuleCase) throws {
         let dir = try Scratch()
         let (path, context) = try row.make(dir)
@@ -370,7 +370,7 @@ enum Make {
         #expect(check.facts.payloadBytes == 8)
     }
 
-    @Test(.timeLimit(.minutes(6)))
+    @Test(.timeLimit(.minutes(2)))
     func duplicatePathIsReportedAndDoesNotHang() throws {
         let dir = try Scratch()
         let files = [Make.plist, .file("Contents/a.txt", "one"), .file("Contents/a.txt", "two"), .file("Contents/a.txt", "three"), .dir("Contents/d"), .dir("Contents/d")]

@@ -129,7 +129,7 @@ import TestSupport
 
     /// The stall lasts until cancelled and the clock is manual: nothing but the cancel can end
     /// the sync (one that ignored it would hang until the time limit).
-    @Test(.timeLimit(.minutes(6))) func cancellingTheTaskStopsAStalledSync() async throws {
+    @Test(.timeLimit(.minutes(2))) func cancellingTheTaskStopsAStalledSync() async throws {
         try install(v10.pkg)
         try publish(v11.pkg)
         faults.always("1.1.pkg", .stallAfter(bytes: 50_000))

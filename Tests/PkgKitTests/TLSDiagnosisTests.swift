@@ -7,7 +7,7 @@ import TestSupport
 
 /// Why a certificate did not verify, judged from the chain a server presents (issue 31): its
 /// dates, then its names, else an authority this machine does not trust.
-@Suite(.timeLimit(.minutes(6))) struct TLSDiagnosisTests {
+@Suite(.timeLimit(.minutes(2))) struct TLSDiagnosisTests {
     let scratch: Scratch
     let certificates: TestCertificates
 

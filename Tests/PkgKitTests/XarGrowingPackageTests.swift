@@ -110,7 +110,7 @@ import TestSupport
 
     /// Read in steps of an odd size as it arrives, with every kind of read-ahead: the same entries
     /// and bytes as the finished file, nothing found wrong, and reads that had to wait.
-    @Test(.timeLimit(.minutes(6)))
+    @Test(.timeLimit(.minutes(2)))
     func aPackageReadWhileItArrivesReadsWhole() throws {
         let dir = try Scratch()
         let path = try XarCrafter(XarReadAheadTests.mixed()).write(to: dir.path("p.pkg"))
@@ -146,7 +146,7 @@ import TestSupport
     /// The download fails half way through the heap, while readers wait for it: reading throws the
     /// source's failure as the input failing, on the reader's thread, and the reader goes away
     /// with no read left under way, whatever read ahead. Failing inside the TOC fails the open.
-    @Test(.timeLimit(.minutes(6)))
+    @Test(.timeLimit(.minutes(2)))
     func aSourceFailingMidHeapFailsTheReadCleanly() throws {
         let dir = try Scratch()
         let path = try XarCrafter(XarReadAheadTests.mixed()).write(to: dir.path("p.pkg"))

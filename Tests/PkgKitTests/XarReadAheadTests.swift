@@ -168,7 +168,7 @@ import TestSupport
     /// Thousands of tiny files over several batches, damaged at a batch's first and last entry
     /// and between: a verify-only check (the reader waiting on workers that wake it only every
     /// so many entries) names exactly the damaged files, and a clean copy passes.
-    @Test(.timeLimit(.minutes(6)))
+    @Test(.timeLimit(.minutes(2)))
     func tinyFilesOverManyBatchesAreEachChecked() throws {
         let dir = try Scratch()
         let damaged: Set<Int> = [0, 1, 63, 64, 700, XarPrefetcher.batchEntries - 1, XarPrefetcher.batchEntries, 2_999]

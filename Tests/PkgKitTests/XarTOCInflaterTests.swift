@@ -87,7 +87,7 @@ import TestSupport
     /// The parser gives up after the first chunk (a malformed TOC): stopping returns at once,
     /// wherever the inflating thread is (inflating, or blocked on a full ring). An inflater never
     /// started stops at once too.
-    @Test(.timeLimit(.minutes(6)))
+    @Test(.timeLimit(.minutes(2)))
     func stoppingEarlyReturns() throws {
         let dir = try Scratch()
         let file = try Self.write(XarCrafter.zlib(Self.xml), dir)

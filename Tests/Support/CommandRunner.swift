@@ -26,16 +26,18 @@ public enum CommandRunner {
 
     /// Runs `pkgtool` with `arguments` in `directory`.
     @discardableResult
-    public static func pkgtool(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> CommandResult {
-        try run(pkgtool, arguments, in: directory, environment: environment)
+    public static func pkgtool(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
+                               deadline: Duration = defaultDeadline) throws -> CommandResult {
+        try run(pkgtool, arguments, in: directory, environment: environment, deadline: deadline)
     }
 
     /// `pkgtool` for async tests: the child is waited for on a Dispatch thread rather than on one
     /// of the few threads Swift concurrency runs every test on, so that end-to-end tests do not
     /// starve the in-process tests that have time limits.
     @discardableResult
-    public static func pkgtool(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) async throws -> CommandResult {
-        try await offThePool { try pkgtool(arguments, in: directory, environment: environment) }
+    public static func pkgtool(_ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
+                               deadline: Duration = defaultDeadline) async throws -> CommandResult {
+        try await offThePool { try pkgtool(arguments, in: directory, environment: environment, deadline: deadline) }
     }
 
     /// `shell` for async tests, waited for off the concurrency pool as `pkgtool` is.
@@ -51,30 +53,37 @@ public enum CommandRunner {
         }
     }
 
-    /// Runs any program.
+    /// How long a command may run before its process group is killed: long enough for the
+    /// slowest end-to-end command on a loaded machine, short enough that a hung one fails the
+    /// test rather than `make test`.
+    public static let defaultDeadline: Duration = .seconds(90)
+
+    /// Runs any program, in a process group of its own; past `deadline` the group is killed and
+    /// ``TimedOut`` thrown, naming the command.
     @discardableResult
-    public static func run(_ program: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:]) throws -> CommandResult {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: program)
-        process.arguments = arguments
-        if let directory { process.currentDirectoryURL = directory }
+    public static func run(_ program: String, _ arguments: [String], in directory: URL? = nil, environment: [String: String] = [:],
+                           deadline: Duration = defaultDeadline) throws -> CommandResult {
         var env = ProcessInfo.processInfo.environment
         env.merge(environment) { _, new in new }
-        process.environment = env
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        process.standardInput = FileHandle.nullDevice
-        try process.run()
-        // Read both pipes fully before waiting, so a chatty child cannot block on a full pipe.
-        let errData = CollectedOutput()
-        let group = DispatchGroup()
-        group.enter()
-        DispatchQueue.global().async { errData.data = err.fileHandleForReading.readDataToEndOfFile(); group.leave() }
-        let outData = out.fileHandleForReading.readDataToEndOfFile()
-        group.wait()
-        process.waitUntilExit()
-        return CommandResult(status: process.terminationStatus, stdout: String(decoding: outData, as: UTF8.self), stderr: String(decoding: errData.data, as: UTF8.self))
+        let child = try GroupedChild(program, arguments, in: directory?.path, environment: env)
+        let (status, out, err) = child.wait(deadline: deadline)
+        guard let status else {
+            throw TimedOut(command: ([program] + arguments).joined(separator: " "), deadline: deadline,
+                           stderr: String(decoding: err, as: UTF8.self))
+        }
+        return CommandResult(status: status, stdout: String(decoding: out, as: UTF8.self), stderr: String(decoding: err, as: UTF8.self))
+    }
+
+    /// A command that was still running at its deadline, and was killed with its process group.
+    public struct TimedOut: Error, CustomStringConvertible {
+        /// The command line.
+        public var command: String
+        /// How long it was given.
+        public var deadline: Duration
+        /// What it printed on stderr before it was killed.
+        public var stderr: String
+        /// The command, its deadline, and what it printed on stderr.
+        public var description: String { "`\(command)` still ran after \(deadline); killed its process group. stderr: \(stderr)" }
     }
 
     /// Runs a shell command line (for bsdtar pipelines), failing the test's setup when it fails.
@@ -97,9 +106,3 @@ public enum CommandRunner {
     }
 }
 
-
-/// What one thread read from a pipe, handed to another.
-// Unchecked: written once by the reading thread before `group.leave()`, read only after `group.wait()`.
-private final class CollectedOutput: @unchecked Sendable {
-    var data = Data()
-}

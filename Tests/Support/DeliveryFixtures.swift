@@ -20,15 +20,13 @@ public func sha256Hex(_ data: Data) -> String { SHA256.hash(data: data).hexStrin
 public func sha1Hex(_ data: Data) -> String { Insecure.SHA1.hash(data: data).hexString }
 
 /// Progress reports collected from the transport's thread.
-public final class ProgressLog: @unchecked Sendable {
-    // @unchecked: `values` is only touched under `lock`.
-    private let lock = NSLock()
-    private var values: [(Int64, Int64)] = []
+public final class ProgressLog: Sendable {
+    private let values = LockedValue<[(Int64, Int64)]>([])
 
     public init() {}
 
     /// Records one report.
-    public func record(_ done: Int64, _ total: Int64) { lock.withLock { values.append((done, total)) } }
+    public func record(_ done: Int64, _ total: Int64) { values.withLock { $0.append((done, total)) } }
     /// Every report so far.
-    public var all: [(Int64, Int64)] { lock.withLock { values } }
+    public var all: [(Int64, Int64)] { values.current }
 }

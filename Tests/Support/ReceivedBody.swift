@@ -1,17 +1,16 @@
 import Foundation
+import PkgKit
 
 /// A response body collected from a transport's delivery thread, for tests to compare.
-public final class ReceivedBody: @unchecked Sendable {
-    // @unchecked: `bytes` is only touched under `lock`.
-    private let lock = NSLock()
-    private var bytes = Data()
+public final class ReceivedBody: Sendable {
+    private let bytes = LockedValue(Data())
 
     /// An empty body.
     public init() {}
 
     /// Appends a chunk as it arrives.
-    public func append(_ chunk: Data) { lock.withLock { bytes.append(chunk) } }
+    public func append(_ chunk: Data) { bytes.withLock { $0.append(chunk) } }
 
     /// Everything received so far.
-    public var data: Data { lock.withLock { bytes } }
+    public var data: Data { bytes.current }
 }

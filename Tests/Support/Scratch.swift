@@ -1,16 +1,16 @@
 import Foundation
+import PkgKit
 #if canImport(Glibc)
 import Glibc
 #endif
 
 /// A temporary folder for one test, removed (with any tmpfs mounted inside it) when the value
 /// goes away.
-// Unchecked: `root` never changes and `mounts` is touched only under `lock`.
-public final class Scratch: @unchecked Sendable {
+public final class Scratch: Sendable {
     /// The folder's path.
     public let root: String
-    private var mounts: [String] = []
-    private let lock = NSLock()
+    /// The tmpfs mounted inside it, in order.
+    private let mounts = LockedValue<[String]>([])
 
     /// Makes a fresh, empty folder under the system's temporary folder.
     public init() throws {
@@ -19,7 +19,7 @@ public final class Scratch: @unchecked Sendable {
     }
 
     deinit {
-        for mount in lock.withLock({ mounts }).reversed() { Scratch.unmount(mount) }
+        for mount in mounts.current.reversed() { Scratch.unmount(mount) }
         Scratch.remove(root)
     }
 
@@ -142,7 +142,7 @@ public final class Scratch: @unchecked Sendable {
     public func mountTmpfs(_ relative: String, size: String) throws -> String {
         let point = try mkdir(relative)
         try CommandRunner.shell("mount -t tmpfs -o size=\(size),mode=0755 tmpfs '\(point)'")
-        lock.withLock { mounts.append(point) }
+        mounts.withLock { $0.append(point) }
         return point
     }
 

@@ -6,7 +6,7 @@ import TestSupport
 /// `pkgtool sync` of a package whose large files carry chunk tables, from nginx on loopback:
 /// a change inside a 12 MiB file downloads the chunks around it, not the file, and installs the
 /// same tree a full download would; a chunk that is not what the TOC says is refused.
-@Suite(.offThePool, .timeLimit(.minutes(6))) struct ChunkedDeltaSyncTests {
+@Suite(.offThePool, .timeLimit(.minutes(2))) struct ChunkedDeltaSyncTests {
     static let id = "com.example.chunks"
     let scratch: Scratch
     let original = compressibleText(12 << 20, seed: 21)

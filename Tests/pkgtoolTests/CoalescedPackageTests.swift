@@ -6,7 +6,7 @@ import TestSupport
 /// Identical files in one package share their bytes (`HeapCoalescing`): each copy's TOC entry
 /// points at the first copy's data, so every device downloads it once. bsdtar, validate,
 /// extract and sync read such a package as any other; `--no-coalesce` stores every copy.
-@Suite(.offThePool, .timeLimit(.minutes(6))) struct CoalescedPackageTests {
+@Suite(.offThePool, .timeLimit(.minutes(2))) struct CoalescedPackageTests {
     static let id = "com.example.coalesce"
     let scratch: Scratch
     let text = compressibleText(300_000, seed: 31)

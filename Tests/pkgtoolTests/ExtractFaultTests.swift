@@ -31,7 +31,7 @@ private func isLocked(_ path: String) -> Bool {
 
     /// SIGKILL a 250 MB install at many points: the record always names a complete version,
     /// 1.0 is never touched, no incomplete 2.0 is ever visible, and a rerun finishes the job.
-    @Test(.timeLimit(.minutes(6)))
+    @Test(.timeLimit(.minutes(2)))
     func killedAtAnyPointLeavesACompleteVersion() throws {
         let started = now()
         let scratch = try Scratch()
@@ -163,7 +163,7 @@ private func isLocked(_ path: String) -> Bool {
 
     /// Ctrl-C (SIGINT) or SIGTERM while a version is being staged: extract removes its staging
     /// folder before it exits (130 / 143), and the installed version stays current and intact.
-    @Test(.timeLimit(.minutes(6)), arguments: [SIGINT, SIGTERM])
+    @Test(.timeLimit(.minutes(2)), arguments: [SIGINT, SIGTERM])
     func interruptedExtractRemovesItsStaging(_ signalNumber: Int32) throws {
         let scratch = try Scratch()
         let id = Self.id
@@ -192,7 +192,7 @@ private func isLocked(_ path: String) -> Bool {
     /// 1.1 and 1.2 started at the same moment into one Documents folder. The lock serialises them:
     /// 1.2 always installs; 1.1 installs first or is refused as a downgrade (exit 1). The record
     /// names 1.2, every version folder is complete, no staging is left.
-    @Test(.timeLimit(.minutes(6)))
+    @Test(.timeLimit(.minutes(2)))
     func concurrentExtractsAreSerialised() throws {
         let started = now()
         let scratch = try Scratch()
@@ -245,7 +245,7 @@ private func isLocked(_ path: String) -> Bool {
 
     /// A read-only Documents folder (tmpfs remounted read-only): exit 2, a message naming the
     /// path and the cause, 1.0 and its record untouched.
-    @Test(.timeLimit(.minutes(6)), .enabled(if: Scratch.canMount, "mounting a tmpfs needs root"))
+    @Test(.timeLimit(.minutes(2)), .enabled(if: Scratch.canMount, "mounting a tmpfs needs root"))
     func readOnlyDocumentsExitsTwo() throws {
         let scratch = try Scratch()
         let id = Self.id
@@ -281,7 +281,7 @@ private func isLocked(_ path: String) -> Bool {
     /// Extracting the installed version again into a read-only Documents folder has nothing to
     /// write: `unchanged`, exit 0, whether the lock file is there or not (issue 21, item 13:
     /// it was "cannot open the lock file", exit 2).
-    @Test(.timeLimit(.minutes(6)), .enabled(if: Scratch.canMount, "mounting a tmpfs needs root"))
+    @Test(.timeLimit(.minutes(2)), .enabled(if: Scratch.canMount, "mounting a tmpfs needs root"))
     func sameVersionOnReadOnlyDocumentsIsUnchanged() throws {
         let scratch = try Scratch()
         let v10 = try scratch.package("v10", id: Self.id, version: "1.0", files: ["a.txt": Data("one\n".utf8)])
@@ -305,7 +305,7 @@ private func isLocked(_ path: String) -> Bool {
 
     /// A full file system (8 MB tmpfs, 20 MB payload): exit 2 with "No space left on device",
     /// 1.0 and its record intact, the staging folder removed and the space given back.
-    @Test(.timeLimit(.minutes(6)), .enabled(if: Scratch.canMount, "mounting a tmpfs needs root"))
+    @Test(.timeLimit(.minutes(2)), .enabled(if: Scratch.canMount, "mounting a tmpfs needs root"))
     func diskFullExitsTwoAndCleansUp() throws {
         let scratch = try Scratch()
         let id = Self.id

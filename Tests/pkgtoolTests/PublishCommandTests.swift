@@ -5,7 +5,7 @@ import Testing
 import TestSupport
 
 /// End-to-end tests of `pkgtool publish` and `pkgtool keygen`, run against the built binary.
-@Suite(.offThePool, .timeLimit(.minutes(6))) struct PublishCommandTests {
+@Suite(.offThePool, .timeLimit(.minutes(2))) struct PublishCommandTests {
     let scratch: Scratch
 
     init() throws {

@@ -5,7 +5,7 @@ import TestSupport
 /// The README's nginx server block, as a user would paste it: nginx started with it on loopback
 /// (its port and folder substituted), serving a folder `pkgtool publish` wrote, through which
 /// `pkgtool sync` installs, with the caching headers the README promises.
-@Suite(.offThePool, .timeLimit(.minutes(6))) struct ReadmeNginxTests {
+@Suite(.offThePool, .serialized, .timeLimit(.minutes(2))) struct ReadmeNginxTests {
     /// The first ```nginx block of README.md.
     static func serverBlock() throws -> String {
         let readme = try String(contentsOfFile: CommandRunner.packageRoot.appendingPathComponent("README.md").path, encoding: .utf8)

@@ -5,7 +5,7 @@ import TestSupport
 /// `pkgtool sync --check` and what sync's command line says (SPEC section 7): exit 0 when
 /// nothing would change, 3 when updates are available; a folder URL with or without its slash; a
 /// package given as SOURCE; the reasons a line gives for not using a delta.
-@Suite(.offThePool, .timeLimit(.minutes(6))) struct SyncCheckCommandTests {
+@Suite(.offThePool, .timeLimit(.minutes(2))) struct SyncCheckCommandTests {
     static let id = "com.example.check"
     let scratch: Scratch
     let v10: (pkg: String, contents: String)

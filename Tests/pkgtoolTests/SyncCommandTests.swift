@@ -8,7 +8,7 @@ import TestSupport
 /// publish`, served by nginx (started by the test on loopback) or by the fault-injecting server.
 /// After every fault: either a correct install, or the previous version intact and a clear
 /// diagnostic; never a partial install, never a byte outside `Documents/<id>/`.
-@Suite(.offThePool, .timeLimit(.minutes(6))) struct SyncCommandTests {
+@Suite(.offThePool, .timeLimit(.minutes(2))) struct SyncCommandTests {
     static let id = "com.example.sync"
     let scratch: Scratch
     /// The content of 1.0 and of 1.1, which changes one file and adds one.

@@ -7,7 +7,7 @@ import TestSupport
 /// certificates the test makes with `openssl` (never added to the machine's store), and the
 /// lines a failed connection prints (issues 29 and 31): one plain line per failure, naming the
 /// host and the reason and what to do, never a library's text or a build path.
-@Suite(.offThePool, .enabled(if: NginxServer.isAvailable, "nginx is not installed: run `make deps`"), .timeLimit(.minutes(6)))
+@Suite(.offThePool, .serialized, .enabled(if: NginxServer.isAvailable, "nginx is not installed: run `make deps`"), .timeLimit(.minutes(2)))
 struct SyncHTTPSCommandTests {
     static let id = "com.example.secure"
     let scratch: Scratch

@@ -6,7 +6,7 @@ import TestSupport
 /// 130 / 143, the previous version current and a `.part` the next run resumes (SPEC section 7).
 /// Each signal is sent once the sync is known to be in the state (a request arrived, the `.part`
 /// holds bytes), never after a delay.
-@Suite(.offThePool, .timeLimit(.minutes(6))) struct SyncInterruptTests {
+@Suite(.offThePool, .timeLimit(.minutes(2))) struct SyncInterruptTests {
     static let id = "com.example.stop"
     let scratch: Scratch
     let v10: (pkg: String, contents: String)

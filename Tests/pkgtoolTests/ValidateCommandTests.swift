@@ -156,7 +156,7 @@ import TestSupport
         #expect(validate.stderr.isEmpty)
     }
 
-    @Test(.timeLimit(.minutes(5))) func twentyThousandEntriesValidateInFlatMemory() throws {
+    @Test(.timeLimit(.minutes(2))) func twentyThousandEntriesValidateInFlatMemory() throws {
         let scratch = try Scratch()
         try scratch.write("src/ContentInfo.plist", plist(id: "com.example.many", version: "1.0"))
         try CommandRunner.shell("""

@@ -31,22 +31,16 @@ public protocol ArchiveSupport: Sendable {
 /// The process-wide ``ArchiveSupport``: none in an app that links the core alone.
 public enum ArchiveSupportRegistry {
     // A lock, not an actor: the opener runs in synchronous code on any thread.
-    private static let lock = NSLock()
-    // Only read or written under `lock`.
-    nonisolated(unsafe) private static var registered: (any ArchiveSupport)?
+    private static let registered = LockedValue<(any ArchiveSupport)?>(nil)
 
     /// Makes `support` the one the package opener and `create --format zip` use.
     public static func register(_ support: any ArchiveSupport) {
-        lock.lock()
-        defer { lock.unlock() }
-        registered = support
+        registered.withLock { $0 = support }
     }
 
     /// The registered support, if any.
     public static var current: (any ArchiveSupport)? {
-        lock.lock()
-        defer { lock.unlock() }
-        return registered
+        registered.withLock { $0 }
     }
 
     /// Says which container needs what the core lacks, for `unreadable-archive` messages.

@@ -9,9 +9,9 @@ import PkgKitFormat
 ///
 /// It holds the version folders, the record (`ContentInfo.plist`, naming the current one) and the
 /// work in progress (`.staging-*`, `.download-*`), and repairs what an interrupted run left.
-package final class ProductFolder: @unchecked Sendable {
-    // @unchecked: every stored property is immutable; the descriptors are used with *at calls,
-    // which the kernel serialises, and a sync hands the folder from task to install thread.
+// Sendable: every stored property is immutable; the descriptors are used with *at calls, which
+// the kernel serialises, and a sync hands the folder from task to install thread.
+package final class ProductFolder: Sendable {
 
     /// The product identifier, which is the folder's name.
     package let identifier: String

@@ -12,10 +12,9 @@ internal import CSyscalls
 /// next bytes are inflated or compressed.
 ///
 /// At most one flush runs at a time; bytes written meanwhile count towards the next.
-// Unchecked: the counters are touched only under `condition`.
-package final class BackgroundFlusher: @unchecked Sendable {
+package final class BackgroundFlusher: Sendable {
     /// What is flushed.
-    package enum Scope {
+    package enum Scope: Sendable {
         /// The one file written (`fsync`).
         case file
         /// The whole file system the descriptor is on (`syncfs`): many files written at once.
@@ -28,17 +27,11 @@ package final class BackgroundFlusher: @unchecked Sendable {
 
     private let descriptor: Int32
     private let scope: Scope
-    private let condition = NSCondition()
-    private var pending: Int64 = 0
-    private var flushing = false
-    private var started = 0
+    /// The bytes written since the last flush started, whether one runs, and how many did.
+    private let state = ConditionLockedValue((pending: Int64(0), flushing: false, started: 0))
 
     /// How many flushes have been started so far.
-    package var flushesStarted: Int {
-        condition.lock()
-        defer { condition.unlock() }
-        return started
-    }
+    package var flushesStarted: Int { state.withLock { $0.started } }
 
     /// Flushes `descriptor`'s file or file system; the descriptor must stay open while writing
     /// goes on (each flush works on a duplicate of its own).
@@ -52,22 +45,19 @@ package final class BackgroundFlusher: @unchecked Sendable {
         #if !os(Linux)
         if scope == .fileSystem { return }
         #endif
-        condition.lock()
-        pending += bytes
-        guard pending >= Self.step, !flushing else {
-            condition.unlock()
-            return
+        let descriptor = descriptor
+        let flushed = state.withLock { state -> Int32? in
+            state.pending += bytes
+            guard state.pending >= Self.step, !state.flushing else { return nil }
+            // The flush may outlast the writer's descriptor (a failed install closes it at once).
+            let own = dup(descriptor)
+            guard own >= 0 else { return nil }
+            state.pending = 0
+            state.flushing = true
+            state.started += 1
+            return own
         }
-        // The flush may outlast the writer's descriptor (a failed install closes it at once).
-        let own = dup(descriptor)
-        guard own >= 0 else {
-            condition.unlock()
-            return
-        }
-        pending = 0
-        flushing = true
-        started += 1
-        condition.unlock()
+        guard let own = flushed else { return }
         let scope = scope
         Thread.detachNewThread { [self] in
             switch scope {
@@ -78,17 +68,12 @@ package final class BackgroundFlusher: @unchecked Sendable {
                 #endif
             }
             close(own)
-            condition.lock()
-            flushing = false
-            condition.broadcast()
-            condition.unlock()
+            state.withLock(thenWake: .all) { $0.flushing = false }
         }
     }
 
     /// Waits for the flush under way, if any.
     package func wait() {
-        condition.lock()
-        while flushing { condition.wait() }
-        condition.unlock()
+        state.withLock(waitingUntil: { !$0.flushing }) { _ in }
     }
 }

@@ -6,26 +6,23 @@ import Foundation
 /// resuming) and throws ``OperationCancelled``.
 public final class Cancellation: Sendable {
     // A lock, not an atomic: Synchronization's Atomic needs macOS 15 / iOS 18.
-    private let state = NSLock()
-    // Only read or written under `state`.
-    nonisolated(unsafe) private var cancelled = false
-    // Only read or written under `state`.
-    nonisolated(unsafe) private var handlers: [@Sendable () -> Void] = []
+    /// Whether the flag is set, and what to call when it is.
+    private let state = LockedValue((cancelled: false, handlers: [@Sendable () -> Void]()))
 
     /// A flag not yet set.
     public init() {}
 
     /// Asks the work to stop.
     public func cancel() {
-        let pending = state.withLock { () -> [@Sendable () -> Void] in
-            defer { cancelled = true; handlers = [] }
-            return cancelled ? [] : handlers
+        let pending = state.withLock { state -> [@Sendable () -> Void] in
+            defer { state = (true, []) }
+            return state.cancelled ? [] : state.handlers
         }
         pending.forEach { $0() }
     }
 
     /// True once `cancel()` was called.
-    public var isCancelled: Bool { state.withLock { cancelled } }
+    public var isCancelled: Bool { state.withLock { $0.cancelled } }
 
     /// Throws ``OperationCancelled`` when the flag is set.
     public func check() throws {
@@ -35,9 +32,9 @@ public final class Cancellation: Sendable {
     /// Calls `action` once when the flag is set (at once if it already is): how async work, which
     /// watches `Task` cancellation, hears of this flag.
     public func whenCancelled(_ action: @escaping @Sendable () -> Void) {
-        let now = state.withLock { () -> Bool in
-            if !cancelled { handlers.append(action) }
-            return cancelled
+        let now = state.withLock { state -> Bool in
+            if !state.cancelled { state.handlers.append(action) }
+            return state.cancelled
         }
         if now { action() }
     }

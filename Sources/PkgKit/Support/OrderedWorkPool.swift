@@ -34,15 +34,21 @@ package enum OrderedWorkPool {
     }
 
     /// The shared bookkeeping, behind one lock.
-    // Unchecked: every stored property is read and written only under `condition`.
-    private final class State<Result: Sendable>: @unchecked Sendable {
-        private let condition = NSCondition()
+    private final class State<Result: Sendable>: Sendable {
+        /// Where the workers and the consumer are.
+        private struct Progress {
+            /// The next index to hand to a worker.
+            var next = 0
+            /// How many results the consumer has taken.
+            var consumed = 0
+            /// True once the run is over, early or not.
+            var cancelled = false
+            /// Results not yet taken, by index.
+            var results: [Int: Swift.Result<Result, any Error>] = [:]
+        }
+        private let progress = ConditionLockedValue(Progress())
         private let count: Int
         private let window: Int
-        private var next = 0
-        private var consumed = 0
-        private var cancelled = false
-        private var results: [Int: Swift.Result<Result, Error>] = [:]
 
         init(count: Int, window: Int) {
             self.count = count
@@ -51,37 +57,29 @@ package enum OrderedWorkPool {
 
         /// The next index to work on, or nil when there is none (or the run was cancelled).
         func take() -> Int? {
-            condition.lock()
-            defer { condition.unlock() }
+            let (count, window) = (count, window)
             // Wait for room in the window so that a slow early item cannot let later ones pile up.
-            while !cancelled && next < count && next - consumed >= window { condition.wait() }
-            guard !cancelled && next < count else { return nil }
-            next += 1
-            return next - 1
+            return progress.withLock(waitingUntil: { $0.cancelled || $0.next >= count || $0.next - $0.consumed < window }) { progress in
+                guard !progress.cancelled && progress.next < count else { return nil }
+                progress.next += 1
+                return progress.next - 1
+            }
         }
 
-        func finish(_ index: Int, _ result: Swift.Result<Result, Error>) {
-            condition.lock()
-            results[index] = result
-            condition.broadcast()
-            condition.unlock()
+        func finish(_ index: Int, _ result: Swift.Result<Result, any Error>) {
+            progress.withLock(thenWake: .all) { $0.results[index] = result }
         }
 
         /// Waits for item `index` and frees its place in the window.
-        func result(_ index: Int) -> Swift.Result<Result, Error> {
-            condition.lock()
-            defer { condition.unlock() }
-            while results[index] == nil { condition.wait() }
-            consumed = index + 1
-            condition.broadcast()
-            return results.removeValue(forKey: index)!
+        func result(_ index: Int) -> Swift.Result<Result, any Error> {
+            progress.withLock(waitingUntil: { $0.results[index] != nil }, thenWake: .all) { progress in
+                progress.consumed = index + 1
+                return progress.results.removeValue(forKey: index)!
+            }
         }
 
         func cancel() {
-            condition.lock()
-            cancelled = true
-            condition.broadcast()
-            condition.unlock()
+            progress.withLock(thenWake: .all) { $0.cancelled = true }
         }
     }
 }

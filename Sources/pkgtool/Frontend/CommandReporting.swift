@@ -78,11 +78,11 @@ extension CommandReporting {
 
     /// Runs the work under `Interruption` with this command's name, line and grace.
     func interruptible<T>(_ body: (Cancellation) throws -> T) throws -> T {
-        try Interruption.run(Self._commandName, leaves: leftWhenInterrupted, grace: interruptionGrace, body)
+        try Interruption.run(Self.commandLineName, leaves: leftWhenInterrupted, grace: interruptionGrace, body)
     }
 
     /// `interruptible` for async work.
     func interruptible<T>(_ body: (Cancellation) async throws -> T) async throws -> T {
-        try await Interruption.run(Self._commandName, leaves: leftWhenInterrupted, grace: interruptionGrace, body)
+        try await Interruption.run(Self.commandLineName, leaves: leftWhenInterrupted, grace: interruptionGrace, body)
     }
 }

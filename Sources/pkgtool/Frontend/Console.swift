@@ -8,12 +8,10 @@ enum Console {
     /// How diagnostics word their hints: in the running command's flags once it starts
     /// (`CommandReporting.run`), PkgKit's plain words before.
     static var wording: DiagnosticWording {
-        get { wordingLock.withLock { currentWording } }
-        set { wordingLock.withLock { currentWording = newValue } }
+        get { currentWording.current }
+        set { currentWording.withLock { $0 = newValue } }
     }
-    // Only read or written under `wordingLock`.
-    nonisolated(unsafe) private static var currentWording = DiagnosticWording.plain
-    private static let wordingLock = NSLock()
+    private static let currentWording = LockedValue(DiagnosticWording.plain)
 
     /// Writes a line to stdout.
     static func out(_ text: String) {

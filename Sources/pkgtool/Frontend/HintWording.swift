@@ -9,7 +9,7 @@ import PkgKit
 enum HintWording {
     /// The wording for `command`.
     static func wording(for command: ParsableCommand.Type) -> DiagnosticWording {
-        let name = command._commandName
+        let name = command.commandLineName
         return DiagnosticWording { hint in
             // Looked up only when a hint is worded: reading the options costs each run time.
             let known = CommandOptions.of(name)

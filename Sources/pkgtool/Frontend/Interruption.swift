@@ -52,13 +52,20 @@ enum Interruption {
 
     /// The flag the library's long work checks.
     static let cancellation = Cancellation()
-    // Only read or written under `lock`.
-    nonisolated(unsafe) private static var received: Int32 = 0
-    nonisolated(unsafe) private static var announced = false
-    nonisolated(unsafe) private static var settled = false
-    nonisolated(unsafe) private static var message = ""
-    nonisolated(unsafe) private static var graceSeconds = defaultGrace
-    private static let lock = NSLock()
+    /// What the signal handling and the work tell each other.
+    private struct State {
+        /// The first signal received, 0 before one.
+        var received: Int32 = 0
+        /// True once the line was said.
+        var announced = false
+        /// True once the work ended, one way or the other.
+        var settled = false
+        /// The line to say.
+        var message = ""
+        /// How long the work has to stop after the first signal.
+        var graceSeconds = defaultGrace
+    }
+    private static let state = LockedValue(State())
     // Kept alive for the life of the process (releasing a source stops it); appended only by
     // `listen`, on the main thread, before any source fires.
     nonisolated(unsafe) private static var sources: [DispatchSourceSignal] = []
@@ -72,9 +79,9 @@ enum Interruption {
 
     /// Starts listening (once per process) and sets what the line says.
     private static func listen(line: String, grace: Double) {
-        lock.withLock {
-            message = line
-            graceSeconds = grace
+        state.withLock {
+            $0.message = line
+            $0.graceSeconds = grace
         }
         guard sources.isEmpty else { return }
         for number in [SIGINT, SIGTERM] {
@@ -93,42 +100,42 @@ enum Interruption {
     }
 
     private static func signalled(_ number: Int32) {
-        let (first, grace) = lock.withLock { () -> (Bool, Double) in
-            defer { if received == 0 { received = number } }
-            return (received == 0, graceSeconds)
+        let (first, grace) = state.withLock { state -> (Bool, Double) in
+            defer { if state.received == 0 { state.received = number } }
+            return (state.received == 0, state.graceSeconds)
         }
         guard first else { endNow() }
         cancellation.cancel()
         queue.asyncAfter(deadline: .now() + grace) {
             // Work that ended in the meantime says its own outcome (what it wrote is written).
-            if !lock.withLock({ settled }) { endNow() }
+            if !state.current.settled { endNow() }
         }
     }
 
     /// The work has ended, one way or the other: the command says the rest itself.
     private static func settle() {
-        lock.withLock { settled = true }
+        state.withLock { $0.settled = true }
     }
 
     /// Ends the process with the first signal's status, saying the line unless the work has
     /// ended otherwise (then what it did is done, and the line would not be true).
     private static func endNow() -> Never {
-        if !lock.withLock({ settled }) { announce() }
+        if !state.current.settled { announce() }
         _exit(status.code)
     }
 
     /// Says the line, unless it was said already.
     private static func announce() {
-        let text = lock.withLock { () -> String? in
-            defer { announced = true }
-            return announced ? nil : message
+        let text = state.withLock { state -> String? in
+            defer { state.announced = true }
+            return state.announced ? nil : state.message
         }
         if let text { Console.err(text) }
     }
 
     /// The status for the signal that stopped the work.
     private static var status: ExitStatus {
-        .interrupted(by: lock.withLock { received == 0 ? SIGINT : received })
+        .interrupted(by: state.withLock { $0.received == 0 ? SIGINT : $0.received })
     }
 
     /// The work stopped as asked: the line, and the exit status to end with.

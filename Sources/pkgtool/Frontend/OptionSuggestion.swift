@@ -1,8 +1,8 @@
 import ArgumentParser
 import PkgKit
 
-/// Usage problems found before the argument parser reads a command line, said with advice the
-/// parser cannot give: the nearest known option for an unknown one (whatever else is missing,
+/// Usage problems in a command line the argument parser refused, said with advice the parser
+/// cannot give: the nearest known option for an unknown one (whatever else is missing,
 /// so the typo is what the user hears about first), the command's output option for a `-o` it
 /// does not have, and the option a stray positional argument was meant for.
 enum OptionSuggestion {
@@ -16,9 +16,9 @@ enum OptionSuggestion {
     /// positional arguments (so that one too many can be told apart) and writes somewhere.
     static func destination(of command: String) -> Destination? {
         switch command {
-        case Pkgtool.Extract._commandName, Pkgtool.Sync._commandName: Destination(option: "--documents", what: "the Documents folder")
-        case Pkgtool.Create._commandName: Destination(option: "-o", what: "the package to write")
-        case Pkgtool.Keygen._commandName: Destination(option: "-o", what: "the key files' base name")
+        case Pkgtool.Extract.commandLineName, Pkgtool.Sync.commandLineName: Destination(option: "--documents", what: "the Documents folder")
+        case Pkgtool.Create.commandLineName: Destination(option: "-o", what: "the package to write")
+        case Pkgtool.Keygen.commandLineName: Destination(option: "-o", what: "the key files' base name")
         default: nil
         }
     }
@@ -26,23 +26,12 @@ enum OptionSuggestion {
     /// Names every command accepts that the parser adds itself.
     private static let parserNames: Set<String> = ["-h", "--help", "--experimental-dump-help"]
 
-    /// `problem(in:)` for a command line the parser refuses; nil at once for one it accepts,
-    /// so that a run pays for reading the options only when it ends in a usage error.
-    static func problem(parsing arguments: [String]) -> (message: String, command: ParsableCommand.Type)? {
-        do {
-            _ = try Pkgtool.parseAsRoot(arguments)
-            return nil
-        } catch {
-            return problem(in: arguments)
-        }
-    }
-
     /// What to say about `arguments` (the command line after `pkgtool`), and about which
     /// command; nil when the parser is to judge them (it then finds nothing, or says it as well).
     static func problem(in arguments: [String]) -> (message: String, command: ParsableCommand.Type)? {
         guard let start = arguments.firstIndex(where: { !$0.hasPrefix("-") }),
               arguments[..<start].allSatisfy({ ["--json", "--quiet"].contains($0) }),
-              let command = Pkgtool.configuration.subcommands.first(where: { $0._commandName == arguments[start] }),
+              let command = Pkgtool.configuration.subcommands.first(where: { $0.commandLineName == arguments[start] }),
               let known = CommandOptions.of(arguments[start]) else { return nil }
         let destination = destination(of: known.command)
         var positionals: [String] = []

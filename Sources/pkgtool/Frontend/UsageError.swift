@@ -9,7 +9,7 @@ struct UsageError: Error {
     /// The parser's three lines for `message` about `command`: the error, the usage, and where
     /// the help is.
     static func text(_ message: String, for command: ParsableCommand.Type) -> String {
-        let names = command == Pkgtool.self ? "pkgtool" : "pkgtool \(command._commandName)"
+        let names = command == Pkgtool.self ? "pkgtool" : "pkgtool \(command.commandLineName)"
         return """
             Error: \(message)
             Usage: \(Pkgtool.usageString(for: command))

@@ -7,6 +7,7 @@ extension Pkgtool {
     /// `pkgtool convert`: content packages into Background Assets asset packs for `xcrun ba-package`.
     struct Convert: ReportingCommand {
         static let configuration = CommandConfiguration(
+            commandName: "convert",
             abstract: "Convert packages into Background Assets asset packs.",
             discussion: """
             Validates every package first: if any is invalid nothing is converted. Writes, for each \

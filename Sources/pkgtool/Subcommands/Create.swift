@@ -8,6 +8,7 @@ extension Pkgtool {
     /// `pkgtool create`: a folder (and plist) into a reproducible package.
     struct Create: ReportingCommand {
         static let configuration = CommandConfiguration(
+            commandName: "create",
             abstract: "Build a reproducible content package from a folder or from another package.",
             discussion: """
             SOURCE holding a Contents/ folder is the package root, with its ContentInfo.plist or one \

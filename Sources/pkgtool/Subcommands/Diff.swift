@@ -6,6 +6,7 @@ extension Pkgtool {
     /// `pkgtool diff`: what an update changes, and whether it is a proper update.
     struct Diff: ReadOnlyCommand {
         static let configuration = CommandConfiguration(
+            commandName: "diff",
             abstract: "Compare two versions of a package by content.",
             discussion: """
             Reads both packages in full, checksums verified, and lists files added, removed and \

@@ -6,6 +6,7 @@ extension Pkgtool {
     /// `pkgtool explain`: what a diagnostic code means, or the list of every code.
     struct Explain: ParsableCommand {
         static let configuration = CommandConfiguration(
+            commandName: "explain",
             abstract: "Explain a diagnostic code: its severity, when it is reported, how to fix it.",
             discussion: """
             CODE is the word in brackets of a diagnostic line (size-limit in \

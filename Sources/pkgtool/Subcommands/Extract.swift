@@ -6,6 +6,7 @@ extension Pkgtool {
     /// `pkgtool extract`: validate, then install into `DIR/<id>/<version>/` atomically.
     struct Extract: ReportingCommand {
         static let configuration = CommandConfiguration(
+            commandName: "extract",
             abstract: "Install a package into a Documents folder.",
             discussion: """
             Validates the package first; an invalid package installs nothing. Installs the files under \

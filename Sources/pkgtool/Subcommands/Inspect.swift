@@ -7,6 +7,7 @@ extension Pkgtool {
     /// `pkgtool inspect`: what a package holds.
     struct Inspect: ReadOnlyCommand {
         static let configuration = CommandConfiguration(
+            commandName: "inspect",
             abstract: "Show a package's product, version, format, compression and files.",
             discussion: """
             Reads the table of contents, not the data, but checks that the container is whole: a \

@@ -7,6 +7,7 @@ extension Pkgtool {
     /// `pkgtool keygen`: an Ed25519 key pair for signing catalogs.
     struct Keygen: ReportingCommand {
         static let configuration = CommandConfiguration(
+            commandName: "keygen",
             abstract: "Make an Ed25519 key pair for signing catalogs (publish --sign, sync --trust).",
             discussion: """
             Writes NAME.pem (the private key, PKCS#8 PEM, mode 0600: keep it secret and out of version \

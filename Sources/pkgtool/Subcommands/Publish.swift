@@ -7,6 +7,7 @@ extension Pkgtool {
     /// `pkgtool publish`: packages into a folder that any static web server can serve.
     struct Publish: ReportingCommand {
         static let configuration = CommandConfiguration(
+            commandName: "publish",
             abstract: "Publish packages into a folder that any static web server, object store or CDN can serve.",
             discussion: """
             Validates every package first; if any is invalid, nothing in DIR changes (exit 1). Copies each \

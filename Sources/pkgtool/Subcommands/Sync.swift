@@ -7,6 +7,7 @@ extension Pkgtool {
     /// `pkgtool sync`: a Documents folder brought up to date from a published catalog.
     struct Sync: AsyncReportingCommand {
         static let configuration = CommandConfiguration(
+            commandName: "sync",
             abstract: "Bring a Documents folder up to date from a published catalog, downloading only what changed.",
             discussion: """
             SOURCE is the catalog's URL (http://, https://) or a published folder or catalog.json path. Each \

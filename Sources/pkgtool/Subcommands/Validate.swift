@@ -7,6 +7,7 @@ extension Pkgtool {
     /// `pkgtool validate`: every rule on packages or unpacked folders.
     struct Validate: ReadOnlyCommand {
         static let configuration = CommandConfiguration(
+            commandName: "validate",
             abstract: "Check packages or unpacked folders against every rule.",
             discussion: """
             Reads every file in full (checksums, executable detection, sizes). Prints \

@@ -7,8 +7,7 @@ import PkgKitFormat
 ///
 /// A failure of the inner sink is thrown by the next call after it, and by `drain`, which must
 /// be called before anything else touches what the inner sink writes.
-// Unchecked: the queue, counters and failure are touched only under `condition`; the inner sink
-// is used by the writing thread alone until `drain` has waited for it to stop.
+// Unchecked: owns raw blocks, and an inner sink that the writing thread alone uses until `drain` has waited for it to stop.
 package final class BackgroundSink: EntrySink, @unchecked Sendable {
     private enum Operation {
         case begin(ArchiveEntry)
@@ -32,13 +31,23 @@ package final class BackgroundSink: EntrySink, @unchecked Sendable {
     private let inner: EntrySink
     /// The most bytes waiting for this writer at once (`maxQueuedBytes` unless told otherwise).
     private let queueLimit: Int
-    private let condition = NSCondition()
-    private var queue: [Operation] = []
-    private var queuedBytes = 0
-    private var closed = false
-    private var stopped = false
-    private var failure: Error?
-    private var spareBlocks: [UnsafeMutableRawBufferPointer] = []
+    /// What the reading and the writing thread hand each other.
+    private let state = ConditionLockedValue(State())
+
+    private struct State {
+        /// Operations waiting for the writer, in order.
+        var queue: [Operation] = []
+        /// What they cost, data and `operationCost` each.
+        var queuedBytes = 0
+        /// True once `drain` was called: nothing more is queued.
+        var closed = false
+        /// True once the writer has run everything and ended.
+        var stopped = false
+        /// The inner sink's first failure.
+        var failure: (any Error)?
+        /// Blocks kept for reuse.
+        var spareBlocks: [UnsafeMutableRawBufferPointer] = []
+    }
 
     package init(_ inner: EntrySink, maxQueuedBytes: Int = BackgroundSink.maxQueuedBytes) {
         self.inner = inner
@@ -46,7 +55,7 @@ package final class BackgroundSink: EntrySink, @unchecked Sendable {
         Thread.detachNewThread { [self] in run() }
     }
 
-    deinit { spareBlocks.forEach { $0.deallocate() } }
+    deinit { state.withLock { $0.spareBlocks.forEach { $0.deallocate() } } }
 
     package func begin(_ entry: ArchiveEntry) throws { try enqueue(.begin(entry), bytes: Self.operationCost) }
 
@@ -61,14 +70,12 @@ package final class BackgroundSink: EntrySink, @unchecked Sendable {
         guard count > Self.smallChunk, count <= Self.blockSize else {
             return .allocate(byteCount: count, alignment: 16)
         }
-        condition.lock()
-        defer { condition.unlock() }
-        return spareBlocks.popLast() ?? .allocate(byteCount: Self.blockSize, alignment: 16)
+        return state.withLock { $0.spareBlocks.popLast() } ?? .allocate(byteCount: Self.blockSize, alignment: 16)
     }
 
     /// Gives a block back (under the lock): kept blocks are bounded by the queue's byte limit.
-    private func release(_ block: UnsafeMutableRawBufferPointer) {
-        if block.count == Self.blockSize { spareBlocks.append(block) } else { block.deallocate() }
+    private static func release(_ block: UnsafeMutableRawBufferPointer, into state: inout State) {
+        if block.count == Self.blockSize { state.spareBlocks.append(block) } else { block.deallocate() }
     }
 
     package func end() throws { try enqueue(.end, bytes: Self.operationCost) }
@@ -76,43 +83,34 @@ package final class BackgroundSink: EntrySink, @unchecked Sendable {
     /// Waits until every queued operation has run (or the first failure), then rethrows that
     /// failure. Later calls do nothing more.
     package func drain() throws {
-        condition.lock()
-        closed = true
-        condition.broadcast()
-        while !stopped { condition.wait() }
-        let failure = failure
-        condition.unlock()
-        if let failure { throw failure }
+        state.withLock(thenWake: .all) { $0.closed = true }
+        if let failure = state.withLock(waitingUntil: { $0.stopped }, { $0.failure }) { throw failure }
     }
 
     private func enqueue(_ operation: Operation, bytes: Int) throws {
-        condition.lock()
-        defer { condition.unlock() }
-        while queuedBytes > 0 && queuedBytes + bytes > queueLimit && failure == nil { condition.wait() }
-        if let failure {
-            if case .write(let block, _) = operation { release(block) }
-            throw failure
+        let limit = queueLimit
+        // Every change to the queue wakes the writer, which waits only on an empty queue.
+        try state.withLock(waitingUntil: { $0.queuedBytes == 0 || $0.queuedBytes + bytes <= limit || $0.failure != nil },
+                           thenWake: .all) { state in
+            if let failure = state.failure {
+                if case .write(let block, _) = operation { Self.release(block, into: &state) }
+                throw failure
+            }
+            precondition(!state.closed, "the sink was drained")
+            state.queue.append(operation)
+            state.queuedBytes += bytes
         }
-        precondition(!closed, "the sink was drained")
-        queue.append(operation)
-        queuedBytes += bytes
-        if queue.count == 1 { condition.broadcast() }
     }
 
     private func run() {
         var failed: Error?
         while true {
-            condition.lock()
-            while queue.isEmpty && !closed { condition.wait() }
-            if queue.isEmpty {
-                stopped = true
-                condition.broadcast()
-                condition.unlock()
-                return
+            let batch = state.withLock(waitingUntil: { !$0.queue.isEmpty || $0.closed }, thenWake: .all) { state in
+                if state.queue.isEmpty { state.stopped = true }
+                defer { state.queue.removeAll(keepingCapacity: true) }
+                return state.queue
             }
-            let batch = queue
-            queue.removeAll(keepingCapacity: true)
-            condition.unlock()
+            if batch.isEmpty { return }
             var freed = 0
             var used: [UnsafeMutableRawBufferPointer] = []
             for operation in batch {
@@ -134,12 +132,11 @@ package final class BackgroundSink: EntrySink, @unchecked Sendable {
                     used.append(block)
                 }
             }
-            condition.lock()
-            used.forEach(release)
-            queuedBytes -= freed
-            if failure == nil { failure = failed }
-            condition.broadcast()
-            condition.unlock()
+            state.withLock(thenWake: .all) { state in
+                used.forEach { Self.release($0, into: &state) }
+                state.queuedBytes -= freed
+                if state.failure == nil { state.failure = failed }
+            }
         }
     }
 }

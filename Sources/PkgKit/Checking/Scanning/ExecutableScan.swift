@@ -77,53 +77,53 @@ package final class ExecutableScan {
     }
 
     /// The blocks handed over and what each found, behind one lock.
-    // @unchecked: every stored property is read and written only under `condition`.
-    private final class Blocks: @unchecked Sendable {
-        private let condition = NSCondition()
-        private var waiting: [(block: Int, files: [SourceItem])] = []
-        private var closed = false
-        /// What each block found: formats in the block's order, and the error of its first file
-        /// that could not be read (which ends the block).
-        private var found: [Int: [(path: ArchivePath, format: ExecutableFormat)]] = [:]
-        private var failures: [Int: any Error] = [:]
+    private final class Blocks: Sendable {
+        /// The blocks waiting to be read, and what the read ones found.
+        private struct State {
+            /// Blocks handed over and not yet taken.
+            var waiting: [(block: Int, files: [SourceItem])] = []
+            /// True once no more blocks come.
+            var closed = false
+            /// What each block found: formats in the block's order, and the error of its first
+            /// file that could not be read (which ends the block).
+            var found: [Int: [(path: ArchivePath, format: ExecutableFormat)]] = [:]
+            /// The failure that ended each block, if any.
+            var failures: [Int: any Error] = [:]
+        }
+        private let state = ConditionLockedValue(State())
 
         func give(_ block: Int, _ files: [SourceItem]) {
-            condition.withLock {
-                waiting.append((block, files))
-                condition.signal()
-            }
+            state.withLock(thenWake: .one) { $0.waiting.append((block, files)) }
         }
 
         /// The next block to read; nil once the scan is closed and nothing waits.
         func take() -> (Int, [SourceItem])? {
-            condition.withLock {
-                while waiting.isEmpty && !closed { condition.wait() }
-                return waiting.isEmpty ? nil : waiting.removeFirst()
+            state.withLock(waitingUntil: { !$0.waiting.isEmpty || $0.closed }) { state in
+                state.waiting.isEmpty ? nil : state.waiting.removeFirst()
             }
         }
 
         func close(dropping: Bool) {
-            condition.withLock {
-                closed = true
-                if dropping { waiting.removeAll() }
-                condition.broadcast()
+            state.withLock(thenWake: .all) { state in
+                state.closed = true
+                if dropping { state.waiting.removeAll() }
             }
         }
 
         func record(_ block: Int, _ result: (formats: [(ArchivePath, ExecutableFormat)], failure: (any Error)?)) {
-            condition.withLock {
-                if !result.formats.isEmpty { found[block] = result.formats }
-                if let failure = result.failure { failures[block] = failure }
+            state.withLock { state in
+                if !result.formats.isEmpty { state.found[block] = result.formats }
+                if let failure = result.failure { state.failures[block] = failure }
             }
         }
 
         /// Every block's formats in the order added, or the first block's failure.
         func formats() throws -> [ArchivePath: ExecutableFormat] {
-            try condition.withLock {
-                if let first = failures.keys.min() { throw failures[first]! }
+            try state.withLock { state in
+                if let first = state.failures.keys.min() { throw state.failures[first]! }
                 var formats: [ArchivePath: ExecutableFormat] = [:]
-                for block in found.keys.sorted() {
-                    for (path, format) in found[block]! where formats[path] == nil { formats[path] = format }
+                for block in state.found.keys.sorted() {
+                    for (path, format) in state.found[block]! where formats[path] == nil { formats[path] = format }
                 }
                 return formats
             }

@@ -3,12 +3,9 @@ import Foundation
 /// A sync's reports of the installing phase. Two sources feed it, the bytes of the package read
 /// and each file staged (from other threads, and while the download still reports its own
 /// phase), and every report carries the latest of both: an app's bar never sees a count go back.
-package final class InstallingProgress: @unchecked Sendable {
-    // @unchecked: the counts are only touched under `lock`; the rest is immutable.
-    private let lock = NSLock()
-    private var done: Int64 = 0
-    private var total: Int64 = 0
-    private var files = 0
+package final class InstallingProgress: Sendable {
+    /// The latest counts of both sources.
+    private let latest: LockedValue<(done: Int64, total: Int64, files: Int)> = LockedValue((0, 0, 0))
     package let productIdentifier: String
     package let progress: @Sendable (SyncProgress) -> Void
 
@@ -19,18 +16,18 @@ package final class InstallingProgress: @unchecked Sendable {
 
     /// The install has read `done` bytes of the package's `total`.
     package func read(_ done: Int64, of total: Int64) {
-        report { self.done = max(self.done, done); self.total = total }
+        report { $0.done = max($0.done, done); $0.total = total }
     }
 
     /// The install has staged `count` files of the version folder.
     package func staged(_ count: Int) {
-        report { files = max(files, count) }
+        report { $0.files = max($0.files, count) }
     }
 
-    private func report(_ change: () -> Void) {
-        let step = lock.withLock {
-            change()
-            return SyncProgress(productIdentifier: productIdentifier, phase: .installing, done: done, total: total, filesInstalled: files)
+    private func report(_ change: (inout (done: Int64, total: Int64, files: Int)) -> Void) {
+        let step = latest.withLock {
+            change(&$0)
+            return SyncProgress(productIdentifier: productIdentifier, phase: .installing, done: $0.done, total: $0.total, filesInstalled: $0.files)
         }
         progress(step)
     }

@@ -56,10 +56,10 @@ package final class PartFile: PackageBytes, @unchecked Sendable {
     private var roomWaiters: [CheckedContinuation<Void, Never>] = []
 
     /// How far ahead of an installer reading it a download is let run. The `.part`'s pages in the
-    /// page cache are about this lead, the release lag and one step: on the benchmark's machine a
-    /// page the system hands out for the first time in a while costs about 2.5 ms per MiB (its
-    /// host gives free memory back), so 32 MiB ahead and 32 behind in 16 MiB steps make a full
-    /// sync of the benchmark's package slower than 16, 12 and 4 do.
+    /// page cache are about this lead, the release lag and one step: where the host takes free
+    /// memory back, a page the system hands out for the first time in a while is costly (what it
+    /// costs is in bench/README.md), so a longer lead and lag in larger steps make a full sync
+    /// slower than 16, 12 and 4 MiB do.
     package static let leadLimit: Int64 = 16 << 20
 
     /// Pages are given back in steps of this many bytes, this far behind the furthest read: past

@@ -5,30 +5,30 @@ import PkgKitSupport
 /// A local copy of a package that holds only some of its byte ranges (the rest reads as zeros):
 /// where a delta update puts the header, the TOC and the heap ranges it fetches. Written from the
 /// transport's thread, one chunk at a time.
-// Unchecked: the descriptor is only written through under `lock`, and closed once, under it.
-package final class SparseCopy: @unchecked Sendable {
+package final class SparseCopy: Sendable {
     /// Its path, for messages.
     package let path: String
-    private let lock = NSLock()
-    private var descriptor: Int32
+    /// The open file, written and read through one call at a time.
+    private let descriptor: LockedValue<Int32>
 
     /// Creates (or empties) `name` in `folder`, `size` bytes long and all holes.
     package init(folder: Int32, name: String, path: String, size: Int64) throws {
         self.path = path
-        descriptor = openat(folder, name, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let descriptor = openat(folder, name, O_RDWR | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw DownloadError.io(path: path, "cannot create the delta file: \(errnoText())") }
         guard ftruncate(descriptor, off_t(size)) == 0 else {
             let message = errnoText()
             close(descriptor)
             throw DownloadError.io(path: path, "cannot size the delta file: \(message)")
         }
+        self.descriptor = LockedValue(descriptor)
     }
 
-    deinit { close(descriptor) }
+    deinit { close(descriptor.withLock { $0 }) }
 
     /// Writes `chunk` at `offset`.
     package func write(_ chunk: Data, at offset: Int64) throws {
-        try lock.withLock {
+        try descriptor.withLock { descriptor in
             let ok = chunk.withUnsafeBytes { writeFully(descriptor, $0, at: offset) }
             guard ok else { throw DownloadError.io(path: path, "cannot write: \(errnoText())") }
         }
@@ -36,7 +36,7 @@ package final class SparseCopy: @unchecked Sendable {
 
     /// `count` bytes at `offset` (fewer at the end of the file).
     package func read(_ count: Int, at offset: Int64) throws -> [UInt8] {
-        try lock.withLock {
+        try descriptor.withLock { descriptor in
             var bytes = [UInt8](repeating: 0, count: count)
             let got = bytes.withUnsafeMutableBytes { readFully(descriptor, $0, at: offset) }
             guard got >= 0 else { throw DownloadError.io(path: path, errnoText()) }

@@ -421,19 +421,17 @@ package struct SyncExecutor {
 
 /// What a sync has learnt of the server as it went: whether it honours Range requests. A server
 /// that answered one Range request with the whole file is not asked for a delta again this run.
-package final class ServerKnowledge: @unchecked Sendable {
-    // @unchecked: `ranges` is only touched under `lock`.
-    private let lock = NSLock()
-    private var ranges: Bool?
+package final class ServerKnowledge: Sendable {
+    private let ranges: LockedValue<Bool?>
 
     /// Known for local files (they always do); learnt for a web server.
     package init(catalogURL: URL) {
-        ranges = catalogURL.isFileURL ? true : nil
+        ranges = LockedValue(catalogURL.isFileURL ? true : nil)
     }
 
     /// nil until a Range request has been answered.
     package var honoursRange: Bool? {
-        get { lock.withLock { ranges } }
-        set { lock.withLock { ranges = newValue } }
+        get { ranges.current }
+        set { ranges.withLock { $0 = newValue } }
     }
 }

@@ -19,22 +19,13 @@ public struct CountingTransport: HTTPTransport {
     public func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         var response = try await base.send(request)
         let body = response.body, counter = self.counter
-        let reader = Reader(iterator: body.makeAsyncIterator())
         response.body = HTTPBody(next: {
-            let chunk = try await reader.next()
+            // An iterator keeps nothing of its own: each `next` asks the transport for the next chunk.
+            var chunks = body.makeAsyncIterator()
+            let chunk = try await chunks.next()
             if let chunk { counter.add(Int64(chunk.count)) }
             return chunk
         }, cancel: { body.cancel() })
         return response
-    }
-
-    /// The wrapped body's iterator, kept between calls by the one task reading the body.
-    private final class Reader: @unchecked Sendable {
-        // @unchecked: used by one reader at a time (HTTPBody's contract).
-        private var iterator: HTTPBody.AsyncIterator
-
-        init(iterator: HTTPBody.AsyncIterator) { self.iterator = iterator }
-
-        func next() async throws -> Data? { try await iterator.next() }
     }
 }

@@ -66,19 +66,9 @@ extension HTTPTransport {
     /// GETs a whole small resource into memory (a catalog, a signature), refusing a body over
     /// `maximumBytes` (`.bodyTooLong`).
     public func fetchData(_ url: URL, maximumBytes: Int64, policy: TransferPolicy = TransferPolicy()) async throws -> Data {
-        let collected = CollectedBody()
+        let collected = LockedValue(Data())
         _ = try await get(HTTPRequest(url: url, maximumBodyBytes: maximumBytes), policy: policy,
-                          onResponse: { _ in }, onBody: { collected.append($0) })
-        return collected.value
+                          onResponse: { _ in }, onBody: { chunk in collected.withLock { $0.append(chunk) } })
+        return collected.current
     }
-}
-
-/// Bytes appended by the transfer and read once it is over.
-private final class CollectedBody: @unchecked Sendable {
-    // @unchecked: `data` is only touched under `lock`.
-    private let lock = NSLock()
-    private var data = Data()
-
-    func append(_ chunk: Data) { lock.withLock { data.append(chunk) } }
-    var value: Data { lock.withLock { data } }
 }

@@ -7,12 +7,11 @@ import Foundation
 ///
 /// The watchdog is a task of its own beside the transfer (`IdleWatchdog.run`), so nothing the
 /// transfer does (a write that blocks, a body that never ends) can keep it from firing.
-package final class IdleWatchdog<C: Clock>: @unchecked Sendable where C.Duration == Duration {
-    // @unchecked: `waitingSince` is only touched under `lock`.
+package final class IdleWatchdog<C: Clock>: Sendable where C.Duration == Duration {
     private let clock: C
     private let idleTimeout: Duration
-    private let lock = NSLock()
-    private var waitingSince: C.Instant?
+    /// When the reader started waiting, nil while it does not.
+    private let waitingSince = LockedValue<C.Instant?>(nil)
 
     private init(clock: C, idleTimeout: Duration) {
         self.clock = clock
@@ -22,12 +21,12 @@ package final class IdleWatchdog<C: Clock>: @unchecked Sendable where C.Duration
     /// The reader starts waiting for the network.
     package func waiting() {
         let now = clock.now
-        lock.withLock { waitingSince = now }
+        waitingSince.withLock { $0 = now }
     }
 
     /// Something arrived (or the wait ended): the silence stops counting.
     package func arrived() {
-        lock.withLock { waitingSince = nil }
+        waitingSince.withLock { $0 = nil }
     }
 
     /// Runs `transfer` with a watchdog beside it: returns what `transfer` returns, or throws
@@ -58,7 +57,7 @@ package final class IdleWatchdog<C: Clock>: @unchecked Sendable where C.Duration
             // `now` first: a wait that starts after this read has a later start, so it is never
             // judged against a stale clock.
             let now = clock.now
-            let since = lock.withLock { waitingSince }
+            let since = waitingSince.current
             guard let since else {
                 try await clock.sleep(until: now.advanced(by: idleTimeout), tolerance: nil)
                 continue

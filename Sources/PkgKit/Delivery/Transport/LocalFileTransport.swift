@@ -47,20 +47,20 @@ public struct LocalFileTransport: HTTPTransport {
 
 /// A descriptor closed once, by whoever is first: the end of the body, a cancel, or the last
 /// reference going away.
-private final class OpenFile: @unchecked Sendable {
-    // @unchecked: `descriptor` is only touched under `lock`.
-    private let lock = NSLock()
-    private var descriptor: Int32
+private final class OpenFile: Sendable {
+    /// The descriptor, -1 once closed.
+    private let descriptor: LockedValue<Int32>
 
-    init(_ descriptor: Int32) { self.descriptor = descriptor }
+    init(_ descriptor: Int32) { self.descriptor = LockedValue(descriptor) }
 
     /// Runs `body` with the descriptor, or returns nil once it is closed.
     func use<T>(_ body: (Int32) throws -> T) rethrows -> T? {
-        try lock.withLock { descriptor >= 0 ? try body(descriptor) : nil }
+        try descriptor.withLock { descriptor in descriptor >= 0 ? try body(descriptor) : nil }
     }
 
+    /// Closes the descriptor, unless it is closed already.
     func release() {
-        lock.withLock {
+        descriptor.withLock { descriptor in
             if descriptor >= 0 { _ = close(descriptor) }
             descriptor = -1
         }
@@ -70,22 +70,23 @@ private final class OpenFile: @unchecked Sendable {
 }
 
 /// Reads a file's range chunk by chunk, on demand.
-private final class FileBodyReader: @unchecked Sendable {
-    // @unchecked: `position` is only touched by the one task reading the body.
+private final class FileBodyReader: Sendable {
     private let file: OpenFile
     private let range: Range<Int64>
     private let url: String
-    private var position: Int64
+    /// The next byte to read (only the one task reading the body moves it).
+    private let position: LockedValue<Int64>
 
     init(file: OpenFile, range: Range<Int64>, url: String) {
         self.file = file
         self.range = range
         self.url = url
-        position = range.lowerBound
+        position = LockedValue(range.lowerBound)
     }
 
     func next() throws -> Data? {
         try Task.checkCancellation()
+        let position = self.position.current
         guard position < range.upperBound else {
             file.release()
             return nil
@@ -96,7 +97,7 @@ private final class FileBodyReader: @unchecked Sendable {
         guard let got else { throw CancellationError() }
         guard got >= 0 else { throw TransportError.failed(url: url, errnoText()) }
         guard got == want else { throw TransportError.connectionLost(url: url, "the file shrank while it was read") }
-        position += Int64(got)
+        self.position.withLock { $0 += Int64(got) }
         return chunk
     }
 }

@@ -88,7 +88,8 @@ package enum TLSDiagnosis {
     /// The chain the server presents in a handshake that is refused at its verification step
     /// (nothing but the handshake is ever sent), or nil when none came within `limit`.
     private static func presentedChain(host: String, port: Int, limit: TimeAmount) async -> [[UInt8]]? {
-        let seen = PresentedChain()
+        // The chain the verification callback saw, handed from the event loop to this task.
+        let seen = LockedValue<[[UInt8]]?>(nil)
         var configuration = TLSConfiguration.makeClientConfiguration()
         configuration.certificateVerification = .fullVerification
         guard let context = try? NIOSSLContext(configuration: configuration) else { return nil }
@@ -100,7 +101,8 @@ package enum TLSDiagnosis {
                 channel.eventLoop.makeCompletedFuture {
                     let handler = try NIOSSLClientHandler(context: context, serverHostname: isAddress ? nil : host,
                                                           customVerificationCallback: { chain, verdict in
-                        seen.record(chain.compactMap { try? $0.toDERBytes() })
+                        let presented = chain.compactMap { try? $0.toDERBytes() }
+                        seen.withLock { $0 = presented }
                         verdict.succeed(.failed)
                     })
                     try channel.pipeline.syncOperations.addHandler(handler)
@@ -121,17 +123,7 @@ package enum TLSDiagnosis {
         } catch {
             return nil
         }
-        return seen.chain
+        return seen.current
     }
-}
-
-/// The chain a verification callback saw, handed from the event loop to the waiting task.
-private final class PresentedChain: @unchecked Sendable {
-    // @unchecked: `value` is only touched under `lock`.
-    private let lock = NSLock()
-    private var value: [[UInt8]]?
-
-    func record(_ chain: [[UInt8]]) { lock.withLock { value = chain } }
-    var chain: [[UInt8]]? { lock.withLock { value } }
 }
 #endif

@@ -13,9 +13,7 @@ import Foundation
 /// The session's delegate puts each chunk that arrives into a small buffer that the body's
 /// reader drains. When the buffer passes `bufferLimit`, the task is suspended until the reader
 /// catches up, so a slow disk never lets a body pile up in memory.
-public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
-    // @unchecked: every stored property is immutable; URLSession is thread-safe and the
-    // router guards its own table with a lock.
+public final class URLSessionTransport: HTTPTransport, Sendable {
 
     /// Body bytes a response may hold before the transfer is held back: 4 MiB.
     public static let bufferLimit = 4 << 20
@@ -68,17 +66,16 @@ public final class URLSessionTransport: HTTPTransport, @unchecked Sendable {
 }
 
 /// Hands the session's delegate calls to the transfer they concern.
-private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sendable {
-    // @unchecked: `transfers` is only touched under `lock`.
-    private let lock = NSLock()
-    private var transfers: [Int: SessionTransfer] = [:]
+private final class TaskRouter: NSObject, URLSessionDataDelegate, Sendable {
+    /// The transfers under way, by their task's identifier.
+    private let transfers = LockedValue<[Int: SessionTransfer]>([:])
 
     func register(_ identifier: Int, _ transfer: SessionTransfer) {
-        lock.withLock { transfers[identifier] = transfer }
+        transfers.withLock { $0[identifier] = transfer }
     }
 
     private func transfer(_ task: URLSessionTask) -> SessionTransfer? {
-        lock.withLock { transfers[task.taskIdentifier] }
+        transfers.withLock { $0[task.taskIdentifier] }
     }
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive response: URLResponse,
@@ -91,15 +88,15 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, @unchecked Sen
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
-        let finished = lock.withLock { transfers.removeValue(forKey: task.taskIdentifier) }
+        let finished = transfers.withLock { $0.removeValue(forKey: task.taskIdentifier) }
         finished?.completed(error)
     }
 }
 
 /// One transfer: the head awaited by `send`, then a buffer of body chunks between the session's
 /// delegate (producer) and the body's reader (consumer).
+// Unchecked: owns a lock (`condition`), which guards every mutable field, and the session's task.
 private final class SessionTransfer: @unchecked Sendable {
-    // @unchecked: every mutable field is guarded by `condition`.
     private let condition = NSCondition()
     private let url: String
     var task: URLSessionDataTask?

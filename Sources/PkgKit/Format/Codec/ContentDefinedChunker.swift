@@ -17,7 +17,7 @@ public struct ChunkParameters: Sendable, Equatable {
     /// (larger ones that a level compresses in one call are not either; see `ChunkedFileEncoder`).
     public static let smallestChunkedFile: Int64 = 1 << 20
     /// The largest chunk any table may declare: a client holds one chunk in memory at a time.
-    package static let largestChunk = 4 << 20
+    package static let largestChunk = Int(DeflateProfile.wholeBufferLimit)
 
     public init(minimumSize: Int, averageSize: Int, maximumSize: Int) {
         self.minimumSize = minimumSize

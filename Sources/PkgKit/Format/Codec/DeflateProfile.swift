@@ -45,7 +45,11 @@ public struct DeflateProfile: Sendable, Equatable {
     package static let streamingFloor: Int32 = 6
 
     /// The largest file any level compresses in one call: each encoding thread holds a buffer
-    /// this size and one for its compressed form.
+    /// this size and one for its compressed form. The one size that decides what is held in
+    /// memory whole: a writer keeps compressed output up to it before spilling to a scratch file
+    /// (`FileEncoder.memoryLimit`), a reader inflates an entry up to it in one call
+    /// (`XarEntryDecoder.wholeLimit`: whatever a writer compressed whole), and no chunk of a
+    /// chunked file is longer (`ChunkParameters.largestChunk`: a client holds one at a time).
     public static let wholeBufferLimit: Int64 = 4 << 20
 
     /// Below this size a file goes to libdeflate's one call even at the ISA-L levels: setting up

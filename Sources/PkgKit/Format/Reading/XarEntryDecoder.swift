@@ -35,7 +35,7 @@ package final class XarEntryDecoder {
 
     package static let inputSize = 1 << 20
     /// The largest entry (unpacked, and stored) decoded in one call.
-    package static let wholeLimit: Int64 = 4 << 20
+    package static let wholeLimit: Int64 = DeflateProfile.wholeBufferLimit
 
     /// A decoder of `table`'s entries, whose heap starts at `heapStart` in `bytes`; `path` names
     /// the package in messages.

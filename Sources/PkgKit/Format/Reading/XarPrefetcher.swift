@@ -11,10 +11,10 @@ import Foundation
 /// reader can always make progress), and later batches wait for room. With `.verify`, only the
 /// first bytes of each file are kept (what executable detection and the plist need), so workers
 /// run ahead freely. Entries past the package's size limit are never started.
+// Unchecked: owns a lock (`condition`) guarding every `var` and batch field, and block memory handed over under it.
 package final class XarPrefetcher: @unchecked Sendable {
-    // @unchecked Sendable: every `var` below (and every batch's fields) is read and written only
-    // with `condition` locked; `table`, `work`, `plan` and the bounds are immutable; each worker
-    // owns its decoder and scratch memory, and block memory is handed over under the lock.
+    // `table`, `work`, `plan` and the bounds are immutable; each worker owns its decoder and
+    // scratch memory.
 
     /// Decoded bytes held for the reader (`.deliver`).
     package static let window = 3 << 20

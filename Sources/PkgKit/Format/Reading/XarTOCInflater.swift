@@ -7,9 +7,7 @@ import Foundation
 /// The chunks form a ring of `depth` buffers of `chunkSize` bytes, so memory stays fixed however
 /// long the TOC is. The inflater stops with a failure past `maxBytes` of XML: a TOC that inflates
 /// without end is refused, not read.
-// Unchecked: `filled`, `taken`, `counts`, `holding`, `state`, `cancelled` and `running` are touched
-// only under `condition`; a ring slot is written by the inflating thread only while it is neither
-// filled nor held by the reader, which `filled - taken < depth` guarantees.
+// Unchecked: owns the ring's buffers; a slot is written by the inflating thread only while it is neither filled nor held by the reader.
 package final class XarTOCInflater: @unchecked Sendable {
     package static let chunkSize = 128 << 10
     package static let depth = 4
@@ -28,23 +26,33 @@ package final class XarTOCInflater: @unchecked Sendable {
 
     private let bytes: PackageBytes
     private let maxBytes: Int64
-    private let condition = NSCondition()
     private let ring: [UnsafeMutableRawBufferPointer]
-    private var counts: [Int]
-    /// Chunks inflated so far, and chunks the reader has taken (the last one it is still using).
-    private var filled = 0
-    private var taken = 0
-    private var holding = false
-    private var state = State.inflating
-    private var cancelled = false
-    private var running = false
+    /// What the inflating thread and the reader tell each other.
+    private let progress: ConditionLockedValue<Progress>
+
+    private struct Progress {
+        /// The bytes in each slot of the ring.
+        var counts = Array(repeating: 0, count: XarTOCInflater.depth)
+        /// Chunks inflated so far.
+        var filled = 0
+        /// Chunks the reader has taken (the last one it may still be using).
+        var taken = 0
+        /// True while the reader uses the chunk it took last.
+        var holding = false
+        /// Whether the TOC is still being inflated, has ended, or failed.
+        var state = State.inflating
+        /// True once `stop` asked the thread to end.
+        var cancelled = false
+        /// True while the inflating thread runs.
+        var running = false
+    }
 
     /// An inflater for the TOC of the xar in `bytes`; it works once started.
     package init(bytes: PackageBytes, maxBytes: Int64) {
         self.bytes = bytes
         self.maxBytes = maxBytes
         ring = (0..<Self.depth).map { _ in .allocate(byteCount: Self.chunkSize, alignment: 16) }
-        counts = Array(repeating: 0, count: Self.depth)
+        progress = ConditionLockedValue(Progress())
     }
 
     deinit { ring.forEach { $0.deallocate() } }
@@ -52,37 +60,36 @@ package final class XarTOCInflater: @unchecked Sendable {
     /// Starts inflating on a thread of its own. Call `stop` once no more chunks are wanted: until
     /// then the thread may wait for room in the ring.
     package func start() {
-        condition.lock()
-        running = true
-        condition.unlock()
+        progress.withLock { $0.running = true }
         Thread.detachNewThread { [self] in run() }
     }
 
     /// The next chunk of XML (valid until the next call), empty once the TOC has ended. Throws
     /// when it cannot be inflated: unreadable, damaged, cut short, or longer than `maxBytes`.
     package func next() throws(XarTOCError) -> UnsafeRawBufferPointer {
-        condition.lock()
-        defer { condition.unlock() }
-        if holding {
-            taken += 1
-            holding = false
-            condition.signal()
+        // The chunk handed out last is free for the inflating thread again.
+        progress.withLock(thenWake: .one) { progress in
+            if progress.holding {
+                progress.taken += 1
+                progress.holding = false
+            }
         }
-        while filled == taken && state == .inflating { condition.wait() }
-        if case .failed(let failure) = state { throw failure }
-        if filled == taken { return UnsafeRawBufferPointer(start: nil, count: 0) }
-        holding = true
-        let slot = taken % Self.depth
-        return UnsafeRawBufferPointer(rebasing: ring[slot][0..<counts[slot]])
+        let next = progress.withLock(waitingUntil: { $0.filled != $0.taken || $0.state != .inflating }) {
+            progress -> Result<(slot: Int, count: Int)?, XarTOCError> in
+            if case .failed(let failure) = progress.state { return .failure(failure) }
+            if progress.filled == progress.taken { return .success(nil) }
+            progress.holding = true
+            let slot = progress.taken % Self.depth
+            return .success((slot, progress.counts[slot]))
+        }
+        guard let (slot, count) = try next.get() else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(rebasing: ring[slot][0..<count])
     }
 
     /// Stops inflating and waits until the thread has (and so until a read under way returns).
     package func stop() {
-        condition.lock()
-        cancelled = true
-        condition.broadcast()
-        while running { condition.wait() }
-        condition.unlock()
+        progress.withLock(thenWake: .all) { $0.cancelled = true }
+        progress.withLock(waitingUntil: { !$0.running }) { _ in }
     }
 
     private func run() {
@@ -92,11 +99,9 @@ package final class XarTOCInflater: @unchecked Sendable {
         var total: Int64 = 0
         var outcome = State.inflating
         while outcome == .inflating {
-            condition.lock()
-            while filled - taken == Self.depth && !cancelled { condition.wait() }
-            let slot = filled % Self.depth
-            let stop = cancelled
-            condition.unlock()
+            let (slot, stop) = progress.withLock(waitingUntil: { $0.filled - $0.taken < Self.depth || $0.cancelled }) {
+                ($0.filled % Self.depth, $0.cancelled)
+            }
             if stop { break }
             let chunk = ring[slot]
             var produced = 0
@@ -128,20 +133,18 @@ package final class XarTOCInflater: @unchecked Sendable {
             }
             total += Int64(produced)
             if total > maxBytes { outcome = .failed(.limitPassed(.xmlBytes)) }
-            condition.lock()
-            if produced > 0 && !outcome.isFailed {
-                counts[slot] = produced
-                filled += 1
+            progress.withLock(thenWake: .all) { progress in
+                if produced > 0 && !outcome.isFailed {
+                    progress.counts[slot] = produced
+                    progress.filled += 1
+                }
+                progress.state = outcome
             }
-            state = outcome
-            condition.broadcast()
-            condition.unlock()
         }
         input.deallocate()
-        condition.lock()
-        if state == .inflating { state = .failed(.malformed("the table of contents was not read to its end")) }
-        running = false
-        condition.broadcast()
-        condition.unlock()
+        progress.withLock(thenWake: .all) { progress in
+            if progress.state == .inflating { progress.state = .failed(.malformed("the table of contents was not read to its end")) }
+            progress.running = false
+        }
     }
 }

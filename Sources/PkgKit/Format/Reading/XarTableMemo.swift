@@ -11,10 +11,9 @@ import Foundation
 /// Only small tables are kept (`maxKeptBytes`), so that keeping one never raises an install's
 /// peak memory by more than that. A table taken and found to fit is kept again, for the pass after
 /// (a caller may parse the TOC to plan what to fetch, then install with two passes over the same copy).
-// Unchecked: `kept` is touched only under `lock`; `XarEntryTable` is a value.
-package final class XarTableMemo: @unchecked Sendable {
+package final class XarTableMemo: Sendable {
     /// What a pass parsed, and what identifies the TOC it parsed.
-    package struct Kept {
+    package struct Kept: Sendable {
         package var toc: XarTableOfContents
         package var table: XarEntryTable
         /// The compressed TOC's digest in the header's checksum style.
@@ -24,35 +23,32 @@ package final class XarTableMemo: @unchecked Sendable {
     /// The largest table kept (records and names): a 10,000-file package's is about 1.2 MB.
     package static let maxKeptBytes = 4 << 20
 
-    private let lock = NSLock()
-    private var kept: Kept?
-    private var taken = 0
+    /// The table kept, and how many passes took one.
+    private let state = LockedValue((kept: Kept?.none, taken: 0))
 
+    /// An empty memo.
     package init() {}
 
     /// How many passes have taken a table from here.
-    package var timesTaken: Int { lock.withLock { taken } }
+    package var timesTaken: Int { state.withLock { $0.taken } }
 
     /// Keeps what a pass parsed, when small enough, for the next pass.
     package func keep(_ value: Kept) {
         guard value.table.byteCount <= Self.maxKeptBytes else { return }
-        lock.lock()
-        kept = value
-        lock.unlock()
+        state.withLock { $0.kept = value }
     }
 
     /// What the previous pass kept, if any, left kept.
     package func peek() -> Kept? {
-        lock.withLock { kept }
+        state.withLock { $0.kept }
     }
 
     /// What the previous pass kept, if any; it is no longer kept.
     package func take() -> Kept? {
-        lock.lock()
-        defer { lock.unlock() }
-        let value = kept
-        kept = nil
-        if value != nil { taken += 1 }
-        return value
+        state.withLock { state in
+            defer { state.kept = nil }
+            if state.kept != nil { state.taken += 1 }
+            return state.kept
+        }
     }
 }

@@ -5,17 +5,23 @@ import PkgKitSupport
 /// Computes the sha256 of a file while it is being written, on its own thread: the writer says
 /// how far it has written, the hasher reads that much back (from the page cache) and hashes it.
 /// The package's digest then costs no time on the writing thread.
-// Unchecked: the mutable state (`written`, `closed`, `result`) is touched only under `condition`.
-package final class BackgroundHasher: @unchecked Sendable {
+package final class BackgroundHasher: Sendable {
     private let descriptor: Int32
     private let path: String
-    private let condition = NSCondition()
-    private var written: Int64 = 0
-    private var closed = false
-    private var result: Result<String, Error>?
-    /// Ranges of the file whose sha1 must be a given digest (stored files copied without passing
-    /// through this process), in file order.
-    private var checks: [Check] = []
+    /// What the writer and the hashing thread tell each other.
+    private let state = ConditionLockedValue(State())
+
+    private struct State {
+        /// How many bytes the file holds.
+        var written: Int64 = 0
+        /// True once the writer is done.
+        var closed = false
+        /// The digest, or why there is none, once the hashing thread is done.
+        var result: Result<String, any Error>?
+        /// Ranges of the file whose sha1 must be a given digest (stored files copied without
+        /// passing through this process), in file order.
+        var checks: [Check] = []
+    }
 
     private struct Check {
         var start: Int64
@@ -35,27 +41,18 @@ package final class BackgroundHasher: @unchecked Sendable {
     /// a mismatch makes `finish` throw `failure`. Called before the file holds those bytes, in
     /// file order.
     package func expect(sha1: Insecure.SHA1Digest, start: Int64, count: Int64, failure: Error) {
-        condition.lock()
-        checks.append(Check(start: start, end: start + count, sha1: sha1, failure: failure))
-        condition.unlock()
+        state.withLock { $0.checks.append(Check(start: start, end: start + count, sha1: sha1, failure: failure)) }
     }
 
     /// The file now holds `position` bytes.
     package func advance(to position: Int64) {
-        condition.lock()
-        written = position
-        condition.signal()
-        condition.unlock()
+        state.withLock(thenWake: .one) { $0.written = position }
     }
 
     /// Waits for the last bytes and returns the digest, lowercase hex.
     package func finish() throws -> String {
-        condition.lock()
-        defer { condition.unlock() }
-        closed = true
-        condition.broadcast()
-        while result == nil { condition.wait() }
-        return try result!.get()
+        state.withLock(thenWake: .all) { $0.closed = true }
+        return try state.withLock(waitingUntil: { $0.result != nil }) { $0.result! }.get()
     }
 
     private func run() {
@@ -67,10 +64,9 @@ package final class BackgroundHasher: @unchecked Sendable {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
         defer { buffer.deallocate() }
         while true {
-            condition.lock()
-            while hashed == written && !closed { condition.wait() }
-            let end = written, done = closed && hashed == written
-            condition.unlock()
+            let (end, done) = state.withLock(waitingUntil: { $0.written != hashed || $0.closed }) {
+                ($0.written, $0.closed && hashed == $0.written)
+            }
             if done { break }
             while hashed < end {
                 let wanted = Int(min(Int64(buffer.count), end - hashed))
@@ -85,9 +81,9 @@ package final class BackgroundHasher: @unchecked Sendable {
                 let chunkEnd = hashed + Int64(count)
                 while at < chunkEnd {
                     if check == nil {
-                        condition.lock()
-                        if !checks.isEmpty && checks[0].start < chunkEnd { check = checks.removeFirst() }
-                        condition.unlock()
+                        check = state.withLock { state in
+                            !state.checks.isEmpty && state.checks[0].start < chunkEnd ? state.checks.removeFirst() : nil
+                        }
                         guard check != nil else { break }
                         sha1 = Insecure.SHA1()
                     }
@@ -111,9 +107,6 @@ package final class BackgroundHasher: @unchecked Sendable {
     }
 
     private func deliver(_ outcome: Result<String, Error>) {
-        condition.lock()
-        result = outcome
-        condition.broadcast()
-        condition.unlock()
+        state.withLock(thenWake: .all) { $0.result = outcome }
     }
 }

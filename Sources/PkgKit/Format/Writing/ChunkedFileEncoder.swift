@@ -212,8 +212,7 @@ private struct ChunkedOutput {
 
 /// A segment's bytes, read by the threads compressing its chunks while the thread that owns the
 /// segment waits for them.
-// Unchecked: the bytes are not written while any thread reads them (`OrderedWorkPool.run`
-// returns only once every chunk is done).
+// Unchecked: a raw view, not written while any thread reads it (`OrderedWorkPool.run` returns once every chunk is done).
 private struct SegmentView: @unchecked Sendable {
     let bytes: UnsafeRawBufferPointer
 }

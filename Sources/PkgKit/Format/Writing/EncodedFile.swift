@@ -81,25 +81,19 @@ package final class EncoderScratch {
     }
 
     /// Scratch kept between batches, one per thread at a time.
+    // Unchecked: a scratch owns raw buffers (not Sendable); one taken out is used by one thread until put back.
     package final class Pool: @unchecked Sendable {
-        // @unchecked Sendable: `free` is touched only with `lock` held; a scratch taken out is
-        // used by one thread until it is put back.
-        private let lock = NSLock()
-        private var free: [EncoderScratch] = []
+        private let free = LockedValue<[EncoderScratch]>([])
         package let profile: DeflateProfile
 
         package init(profile: DeflateProfile) { self.profile = profile }
 
         package func take() -> EncoderScratch {
-            lock.lock()
-            defer { lock.unlock() }
-            return free.popLast() ?? EncoderScratch(profile: profile)
+            free.withLock { $0.popLast() } ?? EncoderScratch(profile: profile)
         }
 
         package func give(_ scratch: EncoderScratch) {
-            lock.lock()
-            free.append(scratch)
-            lock.unlock()
+            free.withLock { $0.append(scratch) }
         }
     }
 }
@@ -120,7 +114,7 @@ package struct FileEncoder {
         (self.mode, self.profile, self.scratchDirectory, self.chunking, self.jobs) = (mode, profile, scratchDirectory, chunking, jobs)
     }
     /// Compressed output kept in memory up to this size, then spilled to a scratch file.
-    package static let memoryLimit = 4 << 20
+    package static let memoryLimit = Int(DeflateProfile.wholeBufferLimit)
     /// The largest file compressed in one call: two such buffers per thread.
     package static let wholeLimit = Int(DeflateProfile.wholeBufferLimit)
     /// How much of a file `auto` compresses to decide whether it shrinks, when its first
@@ -350,6 +344,5 @@ package struct FileEncoder {
     }
 }
 
-// Unchecked: a SHA1Digest is an immutable value of 20 bytes (no references); swift-crypto 3
-// simply does not declare it Sendable.
+// Unchecked: an immutable value of 20 bytes (no references) that swift-crypto 3 does not declare Sendable.
 extension Insecure.SHA1Digest: @retroactive @unchecked Sendable {}

@@ -5,8 +5,7 @@ import Foundation
 import PkgKitSupport
 
 /// An open file written front to back, optionally hashing what passes through.
-// Unchecked: a scratch file is written by the one worker that encodes it, then handed whole to
-// the consumer; no two threads ever use one at the same time.
+// Unchecked: owns a descriptor, used by the one worker that encodes into it, then handed whole to the consumer.
 package final class FileOutput: @unchecked Sendable {
     package let descriptor: Int32
     package let path: String

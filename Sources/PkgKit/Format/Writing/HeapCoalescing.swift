@@ -4,14 +4,15 @@ import Foundation
 /// What makes two files' data the same for `HeapCoalescing`: their sha256 and size. Not sha1,
 /// the xar checksum: two different files with one sha1 can be made on purpose, and a package
 /// must never give one file another's bytes.
-// Unchecked: the digest is an immutable value of 32 bytes (no references), which swift-crypto 3
-// simply does not declare Sendable.
-package struct ContentKey: Hashable, @unchecked Sendable {
-    package var sha256: SHA256Digest
-    package var size: Int64
+package struct ContentKey: Hashable, Sendable {
+    /// The sha256's 32 bytes as four words: swift-crypto 3 does not declare its digest Sendable.
+    private let sha256: SIMD4<UInt64>
+    /// The file's size.
+    package let size: Int64
 
+    /// The key of a file of `size` bytes whose sha256 is `sha256`.
     package init(sha256: SHA256Digest, size: Int64) {
-        self.sha256 = sha256
+        self.sha256 = sha256.withUnsafeBytes { $0.loadUnaligned(as: SIMD4<UInt64>.self) }
         self.size = size
     }
 }
@@ -26,11 +27,9 @@ package struct ContentKey: Hashable, @unchecked Sendable {
 /// file (by package order) of the same content skips compression. Which copy is stored is
 /// decided in package order when the heap is laid out (`storedCopy`, `recordStored`), so the
 /// bytes never depend on timing.
-// Unchecked: `slots` is touched only with `lock` held; `stored` and `chunkTables` only by the
-// one thread that lays out the heap; `candidateSizes` is immutable.
-package final class HeapCoalescing: @unchecked Sendable {
+package final class HeapCoalescing: Sendable {
     /// Where the first copy of a content lies in the heap.
-    package struct StoredCopy {
+    package struct StoredCopy: Sendable {
         package var heapOffset: Int64
         package var length: Int64
         package var archivedSHA1: Insecure.SHA1Digest
@@ -39,7 +38,7 @@ package final class HeapCoalescing: @unchecked Sendable {
         fileprivate var chunks: Int32
     }
 
-    private struct Slot {
+    private struct Slot: Sendable {
         /// The lowest item index seen so far with this content.
         var first: Int32
         /// Its `StoredCopy`'s index once stored, else -1.
@@ -53,10 +52,11 @@ package final class HeapCoalescing: @unchecked Sendable {
     package static let smallestCandidate: Int64 = 4096
 
     private let candidateSizes: Set<Int64>
-    private let lock = NSLock()
-    private var slots: [ContentKey: Slot] = [:]
-    private var stored: [StoredCopy] = []
-    private var chunkTables: [ChunkTable] = []
+    /// What the workers claim, each content by its key.
+    private let slots = LockedValue<[ContentKey: Slot]>([:])
+    /// The first copies stored, and their chunk tables: only the one thread that lays out the
+    /// heap touches them, so their lock is never waited for.
+    private let stored = LockedValue((copies: [StoredCopy](), chunkTables: [ChunkTable]()))
 
     /// Coalescing for `items`: files of a size no other file has are never looked at again.
     package init(_ items: [SourceItem]) {
@@ -68,8 +68,8 @@ package final class HeapCoalescing: @unchecked Sendable {
         }
         for item in items where item.kind == .file && shared.contains(item.size) { candidates += 1 }
         candidateSizes = shared
-        slots.reserveCapacity(candidates)
-        stored.reserveCapacity(candidates)
+        slots.withLock { $0.reserveCapacity(candidates) }
+        stored.withLock { $0.copies.reserveCapacity(candidates) }
     }
 
     /// Whether a file of `size` bytes may have a twin.
@@ -78,35 +78,36 @@ package final class HeapCoalescing: @unchecked Sendable {
     /// Records that item `index` has `key`; returns true when an earlier item has it too, so
     /// that this one need not be encoded.
     package func isDuplicate(_ key: ContentKey, index: Int) -> Bool {
-        lock.lock()
-        defer { lock.unlock() }
-        if let slot = slots[key], slot.first < index { return true }
-        slots[key, default: Slot(first: Int32(index))].first = Int32(index)
-        return false
+        slots.withLock { slots in
+            if let slot = slots[key], slot.first < index { return true }
+            slots[key, default: Slot(first: Int32(index))].first = Int32(index)
+            return false
+        }
     }
 
     /// Where the bytes of `key` already are in the heap, and their chunk table; nil for the
     /// first copy.
     package func storedCopy(_ key: ContentKey) -> (copy: StoredCopy, chunks: ChunkTable?)? {
-        lock.lock()
-        let index = slots[key]?.stored ?? -1
-        lock.unlock()
+        let index = slots.withLock { $0[key]?.stored ?? -1 }
         guard index >= 0 else { return nil }
-        let copy = stored[Int(index)]
-        return (copy, copy.chunks >= 0 ? chunkTables[Int(copy.chunks)] : nil)
+        return stored.withLock { stored in
+            let copy = stored.copies[Int(index)]
+            return (copy, copy.chunks >= 0 ? stored.chunkTables[Int(copy.chunks)] : nil)
+        }
     }
 
     /// Records the first copy of `key`, just placed in the heap.
     package func recordStored(_ key: ContentKey, heapOffset: Int64, file: EncodedFile) {
-        var chunks: Int32 = -1
-        if let table = file.chunks {
-            chunks = Int32(chunkTables.count)
-            chunkTables.append(table)
+        let index = stored.withLock { stored in
+            var chunks: Int32 = -1
+            if let table = file.chunks {
+                chunks = Int32(stored.chunkTables.count)
+                stored.chunkTables.append(table)
+            }
+            stored.copies.append(StoredCopy(heapOffset: heapOffset, length: file.length, archivedSHA1: file.archivedSHA1,
+                                            encoding: file.encoding, chunks: chunks))
+            return Int32(stored.copies.count - 1)
         }
-        stored.append(StoredCopy(heapOffset: heapOffset, length: file.length, archivedSHA1: file.archivedSHA1,
-                                 encoding: file.encoding, chunks: chunks))
-        lock.lock()
-        slots[key, default: Slot(first: Int32.max)].stored = Int32(stored.count - 1)
-        lock.unlock()
+        slots.withLock { $0[key, default: Slot(first: Int32.max)].stored = index }
     }
 }

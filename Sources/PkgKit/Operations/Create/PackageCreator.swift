@@ -111,62 +111,104 @@ public enum PackageCreator {
     }
 
     /// Creates the package from the folder `source` (the request's source, or what stands for
-    /// it: the folder inside its wrapper, a package file unpacked).
+    /// it: the folder inside its wrapper, a package file unpacked): reads what the request
+    /// refers to, gathers the tree, judges it, and writes the package only if it passes.
     private static func build(_ request: CreateRequest, from source: String, progress: ((Int64, Int64) -> Void)?) throws -> CreateResult {
-        let root = Array(source.utf8)
         let hasPlist = isRegularFile(source + "/" + ContentInfo.fileName)
         // A source holding Contents/ is the package root, plist or not: its other entries are
         // outside-contents, never Contents/Contents/.
         let structured = isDirectory(source + "/Contents")
-
-        var previous: PreviousPackage?
-        var diagnostics: [Diagnostic] = []
-        if let old = request.previous {
-            let check = try PackageCheck.run(old, context: RuleContext(purpose: .validate, limits: request.limits),
-                                             cancellation: request.cancellation)
-            guard let asPrevious = check.asPrevious else {
-                let reasons = check.diagnostics.filter { $0.severity == .error }.map { "\($0.code.rawValue): \($0.message)" }
-                throw CreateFailure.unreadableInput(path: old, "cannot read the previous package's ContentInfo.plist (\(reasons.joined(separator: "; ")))")
-            }
-            previous = asPrevious
-        }
-
-        // ContentInfo.plist: from --plist, else the root one, else made from the flags.
-        var plistBytes: [UInt8]?
-        if let plist = request.plist {
-            guard let data = FileManager.default.contents(atPath: plist) else {
-                throw CreateFailure.unreadableInput(path: plist, "cannot read \(hint: .givenPlist)")
-            }
-            plistBytes = Array(data)
-        } else if structured && hasPlist {
-            let path = source + "/" + ContentInfo.fileName
-            guard let data = FileManager.default.contents(atPath: path) else { throw CreateFailure.unreadableInput(path: path, "cannot read it") }
-            plistBytes = Array(data)
-        }
-        var expectedVersion = request.contentVersion
+        let previous = try previousPackage(request)
+        var plistBytes = try givenPlist(request, source: source, structured: structured, hasPlist: hasPlist)
         let plistInfo = plistBytes.map { ParsedContentInfo(data: Data($0)) }
-        var bumpFailure: Diagnostic?
-        if let part = request.bump {
-            guard request.contentVersion == nil else { throw CreateFailure.bumpWithContentVersion }
-            let baseText = previous?.contentVersion.description ?? plistInfo?.contentVersion
-            guard let baseText, let base = ContentVersion(baseText) else { throw CreateFailure.nothingToBump(part) }
-            if let bumped = base.bumped(part) {
-                expectedVersion = bumped.description
-            } else {
-                bumpFailure = Diagnostic(.invalidContentVersion, path: ContentInfo.fileName,
-                    words: "\(hint: .bump(part: part.rawValue)) from \(base) passes the largest version number (\(Int32.max)): choose another part to bump")
-            }
-        }
+        let (expectedVersion, bumpFailure) = try contentVersion(request, previous: previous, plist: plistInfo)
         // Without --product-id, a plist that does not name the product takes --previous's: the
         // new version belongs to the same product.
         let productIdentifier = request.productIdentifier
             ?? (plistInfo?.productIdentifier == nil ? previous?.productIdentifier : nil)
         plistBytes = try effectivePlist(plistBytes, parsed: plistInfo, productIdentifier: productIdentifier,
                                         contentVersion: expectedVersion, overrideVersion: request.bump != nil)
-
         let output = outputPath(request, productIdentifier: plistInfo?.productIdentifier ?? productIdentifier,
                                 contentVersion: expectedVersion ?? plistInfo?.contentVersion)
 
+        // Whether any file is executable code is the one thing the check needs the files' data
+        // for: they are looked at on every core as the walk lists them.
+        let executables = ExecutableScan(jobs: request.options.jobs)
+        let tree = try gather(request, source: source, structured: structured, plist: plistBytes, output: output, executables: executables)
+        var facts = try scan(tree.items, output: output, executables: executables, limits: request.limits)
+        let context = RuleContext(purpose: .create, limits: request.limits, expectedProductIdentifier: request.productIdentifier,
+                                  expectedContentVersion: expectedVersion, previous: previous)
+        var diagnostics = tree.diagnostics
+        diagnostics += Rules.check(facts, context).map {
+            explained($0, request: request, hasPlist: hasPlist, structured: structured, output: output)
+        }
+        if let bumpFailure { diagnostics.append(bumpFailure) }
+        let info = facts.parsedContentInfo
+        var result = CreateResult(output: nil, format: request.options.format, productIdentifier: info?.productIdentifier,
+                                  contentVersion: info?.contentVersion, fileCount: facts.fileCount, payloadBytes: facts.payloadBytes,
+                                  archiveBytes: nil, sha256: nil, skipped: tree.skipped, diagnostics: diagnostics)
+        if diagnostics.failing() { return result }
+        // Only a package that passes the rules could be written: only then is an output that is
+        // the --previous package itself worth refusing.
+        if let old = request.previous, sameFile(old, output) { throw CreateFailure.outputIsPrevious(path: output) }
+        if sameFile(request.source, output) { throw CreateFailure.outputIsSource(path: output) }
+        try request.cancellation?.check()
+        try write(tree.items, facts: &facts, context: context, request: request, to: output, progress: progress, into: &result)
+        return result
+    }
+
+    /// The `--previous` package, read and judged, if the request names one.
+    private static func previousPackage(_ request: CreateRequest) throws -> PreviousPackage? {
+        guard let old = request.previous else { return nil }
+        let check = try PackageCheck.run(old, context: RuleContext(purpose: .validate, limits: request.limits),
+                                         cancellation: request.cancellation)
+        guard let previous = check.asPrevious else {
+            let reasons = check.diagnostics.filter { $0.severity == .error }.map { "\($0.code.rawValue): \($0.message)" }
+            throw CreateFailure.unreadableInput(path: old, "cannot read the previous package's ContentInfo.plist (\(reasons.joined(separator: "; ")))")
+        }
+        return previous
+    }
+
+    /// The ContentInfo.plist given: from --plist, else the source root's; nil when there is none
+    /// (it is then made from the flags).
+    private static func givenPlist(_ request: CreateRequest, source: String, structured: Bool, hasPlist: Bool) throws -> [UInt8]? {
+        if let plist = request.plist {
+            guard let data = FileManager.default.contents(atPath: plist) else {
+                throw CreateFailure.unreadableInput(path: plist, "cannot read \(hint: .givenPlist)")
+            }
+            return Array(data)
+        }
+        guard structured && hasPlist else { return nil }
+        let path = source + "/" + ContentInfo.fileName
+        guard let data = FileManager.default.contents(atPath: path) else { throw CreateFailure.unreadableInput(path: path, "cannot read it") }
+        return Array(data)
+    }
+
+    /// The ContentVersion the package is to have: --content-version, or the one --bump makes
+    /// from --previous's (else the plist's); with the finding for a bump past the largest version.
+    private static func contentVersion(_ request: CreateRequest, previous: PreviousPackage?,
+                                       plist: ParsedContentInfo?) throws -> (String?, bumpFailure: Diagnostic?) {
+        guard let part = request.bump else { return (request.contentVersion, nil) }
+        guard request.contentVersion == nil else { throw CreateFailure.bumpWithContentVersion }
+        let baseText = previous?.contentVersion.description ?? plist?.contentVersion
+        guard let baseText, let base = ContentVersion(baseText) else { throw CreateFailure.nothingToBump(part) }
+        if let bumped = base.bumped(part) { return (bumped.description, nil) }
+        return (nil, Diagnostic(.invalidContentVersion, path: ContentInfo.fileName,
+            words: "\(hint: .bump(part: part.rawValue)) from \(base) passes the largest version number (\(Int32.max)): choose another part to bump"))
+    }
+
+    /// What the walk of a source found: the package's items, the junk it left out, and what it
+    /// says of that junk.
+    private struct GatheredTree {
+        var items: [SourceItem] = []
+        var skipped: [String] = []
+        var diagnostics: [Diagnostic] = []
+    }
+
+    /// Walks `source` into the package's items (the plist first), handing each to `executables`
+    /// as it comes; junk is left out, and said so.
+    private static func gather(_ request: CreateRequest, source: String, structured: Bool, plist: [UInt8]?, output: String,
+                               executables: ExecutableScan) throws -> GatheredTree {
         // What the walk finds that is not content: the source's own ContentInfo.plist when it is
         // the package root, a --plist file inside the source, and an output inside the source (a
         // package written there by an earlier run).
@@ -176,44 +218,43 @@ public enum PackageCreator {
             (structured && item.path.string == ContentInfo.fileName) || item.path == plistInside || item.path == outputInside
         }
 
-        // Whether any file is executable code is the one thing the check needs the files' data
-        // for: they are looked at on every core as the walk lists them.
-        let executables = ExecutableScan(jobs: request.options.jobs)
-        var items: [SourceItem] = []
-        if let plistBytes {
-            items.append(SourceItem(path: ArchivePath(ContentInfo.fileName), kind: .file, mode: 0o644, size: Int64(plistBytes.count), origin: .data(plistBytes)))
+        var tree = GatheredTree()
+        if let plist {
+            tree.items.append(SourceItem(path: ArchivePath(ContentInfo.fileName), kind: .file, mode: 0o644, size: Int64(plist.count), origin: .data(plist)))
         }
         if !structured {
-            items.append(SourceItem(path: ArchivePath("Contents"), kind: .directory, mode: 0o755, size: 0, origin: .none))
+            tree.items.append(SourceItem(path: ArchivePath("Contents"), kind: .directory, mode: 0o755, size: 0, origin: .none))
         }
-        executables.add(items)
+        executables.add(tree.items)
         try request.cancellation?.check()
-        // The walk's items are sorted as they come: content goes to the package and to the
-        // scan, and junk is left out, and said so.
-        var skipped: [String] = []
         var outputFound = false
-        try FolderWalker.walk(root: root, prefix: structured ? [] : Array("Contents".utf8), limits: request.limits) { found in
-            let start = items.count
+        try FolderWalker.walk(root: Array(source.utf8), prefix: structured ? [] : Array("Contents".utf8), limits: request.limits) { found in
+            let start = tree.items.count
             for item in found {
                 if notContent(item) {
                     if item.path == outputInside { outputFound = true }
                 } else if JunkFileRule.isJunk(item.path) {
                     if JunkFileRule.isJunkItself(item.path) {
-                        skipped.append(item.path.string)
-                        diagnostics.append(Diagnostic(.junkFile, path: item.path.description, leftOut))
+                        tree.skipped.append(item.path.string)
+                        tree.diagnostics.append(Diagnostic(.junkFile, path: item.path.description, leftOut))
                     }
                 } else {
-                    items.append(item)
+                    tree.items.append(item)
                 }
             }
-            executables.add(items[start...])
+            executables.add(tree.items[start...])
         }
-        if outputFound, let outputInside { skipped.insert(outputInside.string, at: 0) }
+        if outputFound, let outputInside { tree.skipped.insert(outputInside.string, at: 0) }
+        return tree
+    }
 
+    /// The facts the rules judge: what the scan reads of `items`, with the executable code
+    /// `executables` found.
+    private static func scan(_ items: [SourceItem], output: String, executables: ExecutableScan, limits: PackageLimits) throws -> PackageFacts {
         var facts = PackageFacts()
         facts.archiveName = String(output.split(separator: "/").last ?? Substring(output))
         // The scan takes what the walk found, while the files are still being looked at.
-        let scanner = PackageScanner(limits: request.limits, depth: .headers)
+        let scanner = PackageScanner(limits: limits, depth: .headers)
         try scanner.scan(FolderReader(items: items), into: &facts)
         let formats = try executables.finish()
         if !formats.isEmpty {
@@ -221,29 +262,20 @@ public enum PackageCreator {
                 facts.entries[index].executable = formats[facts.entries[index].path]
             }
         }
-        let context = RuleContext(purpose: .create, limits: request.limits, expectedProductIdentifier: request.productIdentifier,
-                                  expectedContentVersion: expectedVersion, previous: previous)
-        diagnostics += Rules.check(facts, context).map {
-            explained($0, request: request, hasPlist: hasPlist, structured: structured, output: output)
-        }
-        if let bumpFailure { diagnostics.append(bumpFailure) }
-        let info = facts.parsedContentInfo
-        var result = CreateResult(output: nil, format: request.options.format, productIdentifier: info?.productIdentifier,
-                                  contentVersion: info?.contentVersion, fileCount: facts.fileCount, payloadBytes: facts.payloadBytes,
-                                  archiveBytes: nil, sha256: nil, skipped: skipped, diagnostics: diagnostics)
-        if diagnostics.failing() { return result }
-        // Only a package that passes the rules could be written: only then is an output that is
-        // the --previous package itself worth refusing.
-        if let old = request.previous, sameFile(old, output) { throw CreateFailure.outputIsPrevious(path: output) }
-        if sameFile(request.source, output) { throw CreateFailure.outputIsSource(path: output) }
-        try request.cancellation?.check()
+        return facts
+    }
 
+    /// Writes the package that passed the rules to `output`, atomically, and completes `result`;
+    /// a package over the size limit, or a stop, leaves nothing behind. `facts` are let go
+    /// first unless content-unchanged needs them.
+    private static func write(_ items: [SourceItem], facts: inout PackageFacts, context: RuleContext, request: CreateRequest,
+                              to output: String, progress: ((Int64, Int64) -> Void)?, into result: inout CreateResult) throws {
         try makeFolders(AtomicFile.directory(of: output))
         let file = try AtomicFile(destination: output)
         let total = facts.entries.filter { $0.kind == .file }.reduce(Int64(0)) { $0 + $1.size }
         // Only content-unchanged, against a previous package, needs the facts and each file's
         // digest after writing; otherwise they are let go first (tens of MB on 100,000 files).
-        let comparing = previous?.payloadDigests != nil
+        let comparing = context.previous?.payloadDigests != nil
         if !comparing { facts = PackageFacts() }
         let written: WrittenPackage
         switch request.options.format {
@@ -260,7 +292,7 @@ public enum PackageCreator {
         if written.archiveBytes > request.limits.maxSize {
             file.discard()
             result.diagnostics.append(Diagnostic(.sizeLimit, path: nil, "the package would be \(written.archiveBytes) bytes, over the limit of \(request.limits.maxSize): split the content into several products"))
-            return result
+            return
         }
         // content-unchanged needs the digests the writer computed.
         if comparing {
@@ -276,7 +308,6 @@ public enum PackageCreator {
         result.output = output
         result.archiveBytes = written.archiveBytes
         result.sha256 = written.sha256
-        return result
     }
 
     /// A zip through `support`, hashed as it is written, as the xar writer hashes its output.
