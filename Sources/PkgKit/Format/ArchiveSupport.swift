@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 /// What a library adds to the containers PkgKit reads and writes itself.
 ///

@@ -1,5 +1,6 @@
 import Foundation
 import PkgKitFormat
+import PkgKitSupport
 
 /// Runs another sink on its own thread, so that reading (inflating, hashing) and writing (creating
 /// files, copying into the page cache) use both cores. The bytes handed over are copied into a

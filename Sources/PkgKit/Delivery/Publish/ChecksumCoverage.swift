@@ -1,5 +1,6 @@
 import PkgKitSupport
 import PkgKitFormat
+import PkgKitDiagnostics
 
 /// The files of a xar package whose bytes no sha1 in its table of contents covers (other xar
 /// writers may leave the checksums out). A client updating to such a package cannot check those

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import PkgKitSupport
 import PkgKitDiagnostics
+import PkgKitFormat
 
 /// A package file's catalog digests: its size, the sha256 of all its bytes and, for a xar, the
 /// sha256 of its header and compressed TOC (`tocSHA256`), all from one streaming read.

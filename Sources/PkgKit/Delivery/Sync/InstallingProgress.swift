@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 /// A sync's reports of the installing phase. Two sources feed it, the bytes of the package read
 /// and each file staged (from other threads, and while the download still reports its own

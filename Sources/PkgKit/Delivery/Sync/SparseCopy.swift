@@ -36,17 +36,14 @@ package final class SparseCopy: Sendable {
 
     /// `count` bytes at `offset` (fewer at the end of the file).
     package func read(_ count: Int, at offset: Int64) throws -> [UInt8] {
-        try descriptor.withLock { descriptor in
-            var bytes = [UInt8](repeating: 0, count: count)
-            let got = bytes.withUnsafeMutableBytes { readFully(descriptor, $0, at: offset) }
-            guard got >= 0 else { throw DownloadError.io(path: path, errnoText()) }
-            return Array(bytes[0..<got])
-        }
+        var bytes = [UInt8](repeating: 0, count: count)
+        let got = try bytes.withUnsafeMutableBytes { try read(into: $0, at: offset) }
+        return Array(bytes[0..<got])
     }
 
     /// Reads into `buffer` the bytes at `offset`; returns how many (fewer at the end of the file).
     package func read(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
-        try lock.withLock {
+        try descriptor.withLock { descriptor in
             let got = readFully(descriptor, buffer, at: offset)
             guard got >= 0 else { throw DownloadError.io(path: path, errnoText()) }
             return got

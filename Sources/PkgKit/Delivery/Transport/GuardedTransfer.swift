@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 extension HTTPTransport {
     /// GETs `request` and hands its body to `onBody`, chunk by chunk, enforcing what must hold

@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 /// Ends a transfer that has waited on the network for the idle timeout without anything
 /// arriving. The reader says when it starts waiting (`waiting()`) and when something came

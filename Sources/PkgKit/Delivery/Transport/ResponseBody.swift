@@ -1,5 +1,5 @@
 import PkgKitSupport
-import PkgKitFormat
+import PkgKitSupport
 
 #if canImport(AsyncHTTPClient)
 import AsyncHTTPClient

@@ -1,5 +1,4 @@
 import PkgKitSupport
-import PkgKitFormat
 
 #if canImport(AsyncHTTPClient)
 import AsyncHTTPClient

@@ -4,6 +4,7 @@ import Foundation
 import NIOCore
 import NIOPosix
 import NIOSSL
+import PkgKitSupport
 
 /// Why a TLS connection failed, found out after the fact. The TLS library says only that a
 /// certificate did not verify; to say why (expired, another host's, an unknown authority), a

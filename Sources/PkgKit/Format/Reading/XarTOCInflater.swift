@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 /// Inflates the zlib TOC that starts at byte 28 of a xar on a thread of its own, a few chunks
 /// ahead of the XML parser that takes them: until the TOC is read there is nothing else for a

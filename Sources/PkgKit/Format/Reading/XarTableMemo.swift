@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 
 /// A xar table of contents kept from one pass over a package for the next pass over the same
 /// file. An install reads a package twice (a first look that judges names and sizes, then the

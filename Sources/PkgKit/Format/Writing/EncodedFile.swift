@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PkgKitSupport
 
 /// One file's data after encoding: its sizes, digests and where the stored bytes wait.
 package struct EncodedFile {

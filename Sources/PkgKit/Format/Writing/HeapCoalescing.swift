@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import PkgKitSupport
 
 /// What makes two files' data the same for `HeapCoalescing`: their sha256 and size. Not sha1,
 /// the xar checksum: two different files with one sha1 can be made on purpose, and a package
