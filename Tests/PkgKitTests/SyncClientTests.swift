@@ -40,7 +40,7 @@ import TestSupport
     }
 
     func options(delta: Bool = true, cancellation: Cancellation? = nil) -> SyncClient.Options {
-        SyncClient.Options(products: [Self.id], delta: delta, retryPolicy: instantRetries,
+        SyncClient.Options(products: [Self.id], trust: .unsigned, delta: delta, retryPolicy: instantRetries,
                            transferPolicy: TransferPolicy(clock: transport.clock), cancellation: cancellation)
     }
 
@@ -144,7 +144,7 @@ import TestSupport
     @Test func aBadSignatureStillCountsTheBytesReceived() async throws {
         try publish(v11.pkg)
         var options = options()
-        options.trustedKeys = [CatalogSigningKey().publicKey]
+        options.trust = .signed(by: CatalogSigningKey().publicKey)
         let report = try await client.sync(options)
         #expect(report.products.map(\.status) == [.refused])
         // Said once: by the product, which the catalog's failure stopped.

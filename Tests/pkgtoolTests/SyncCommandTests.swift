@@ -44,10 +44,11 @@ import TestSupport
 
     var productFolder: String { scratch.documents + "/" + Self.id }
 
-    /// Nothing but the product folder in Documents; in it only versions, the record, the lock,
-    /// and (when `download` is allowed) a download kept for resuming.
+    /// Nothing but the product folder in Documents (and the catalog kept for the next run's
+    /// conditional request); in it only versions, the record, the lock, and (when `download` is
+    /// allowed) a download kept for resuming.
     func expectTidy(download: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(names(scratch.documents) == [Self.id], sourceLocation: sourceLocation)
+        #expect(names(scratch.documents).filter { $0 != ".pkgtool-catalogs" } == [Self.id], sourceLocation: sourceLocation)
         for name in names(productFolder) where ContentVersion(name) == nil {
             let allowed = [".lock", "ContentInfo.plist"].contains(name) || (download && name.hasPrefix(".download-"))
             #expect(allowed, "unexpected \(name) in the product folder", sourceLocation: sourceLocation)
