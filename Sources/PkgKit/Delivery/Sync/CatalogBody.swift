@@ -26,7 +26,9 @@ final class CatalogBody: @unchecked Sendable {
         decoded = Data()
         ended = false
         switch head.contentEncoding {
-        case nil: inflater = nil
+        case nil:
+            inflater = nil
+            if let length = head.contentLength { decoded.reserveCapacity(Int(min(length, Int64(Catalog.maximumBytes)))) }
         case "gzip", "x-gzip": inflater = Inflater(gzip: true)
         case let other?:
             throw refusal("the server sent it compressed as '\(PathDisplay.printable(other))', which was not asked for (only gzip is accepted)")

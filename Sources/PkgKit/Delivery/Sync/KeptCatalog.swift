@@ -38,19 +38,21 @@ struct KeptCatalog: Sendable, Equatable {
     /// The catalog kept for `catalogURL` in `documents`; nil when there is none, or it is damaged,
     /// incomplete or another URL's.
     static func read(documents: String, catalogURL: URL) -> KeptCatalog? {
-        let path = path(documents: documents, catalogURL: catalogURL)
-        var info = stat()
-        guard stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG,
-              Int64(info.st_size) <= Int64(Catalog.maximumBytes + maximumHeaderBytes),
-              let file = FileManager.default.contents(atPath: path),
-              let newline = file.prefix(maximumHeaderBytes).firstIndex(of: 0x0A),
-              let header = try? JSONSerialization.jsonObject(with: file[file.startIndex ..< newline]) as? [String: Any],
+        guard let handle = FileHandle(forReadingAtPath: path(documents: documents, catalogURL: catalogURL)) else { return nil }
+        defer { try? handle.close() }
+        // The header first, then the catalog's bytes read straight into their own buffer: a
+        // large catalog is held once, not twice.
+        guard let head = try? handle.read(upToCount: maximumHeaderBytes),
+              let newline = head.firstIndex(of: 0x0A),
+              let header = try? JSONSerialization.jsonObject(with: head[head.startIndex ..< newline]) as? [String: Any],
               header["url"] as? String == catalogURL.absoluteString,
-              let size = header["size"] as? Int, let digest = header["sha256"] as? String,
-              let validators = HTTPValidators(etag: header["etag"] as? String, lastModified: header["lastModified"] as? String)
+              let size = header["size"] as? Int, (0 ... Catalog.maximumBytes).contains(size),
+              let digest = header["sha256"] as? String,
+              let validators = HTTPValidators(etag: header["etag"] as? String, lastModified: header["lastModified"] as? String),
+              (try? handle.seek(toOffset: UInt64(newline - head.startIndex + 1))) != nil,
+              let bytes = try? handle.read(upToCount: size + 1) ?? Data(),
+              bytes.count == size, SHA256.hash(data: bytes).hexString == digest
         else { return nil }
-        let bytes = Data(file[(newline + 1)...])
-        guard bytes.count == size, SHA256.hash(data: bytes).hexString == digest else { return nil }
         var signatureFile: Data?
         if let text = header["signature"] as? String {
             guard let decoded = Data(base64Encoded: text) else { return nil }
@@ -72,11 +74,11 @@ struct KeptCatalog: Sendable, Equatable {
         header["etag"] = validators.etag
         header["lastModified"] = validators.lastModified
         header["signature"] = signatureFile?.base64EncodedString()
-        var contents = try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys])
-        contents.append(0x0A)
-        contents.append(bytes)
+        var line = try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys])
+        line.append(0x0A)
         let file = try AtomicFile(destination: path)
-        try contents.withUnsafeBytes { try file.output.write($0) }
+        try file.output.write(Array(line))
+        try bytes.withUnsafeBytes { try file.output.write($0) }
         try file.commit()
     }
 }
