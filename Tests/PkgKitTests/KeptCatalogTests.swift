@@ -154,6 +154,26 @@ import TestSupport
         #expect(!exists(scratch.documents + "/" + KeptCatalog.folderName))
     }
 
+    @Test func aServerThatIgnoresValidatorsStillWorks() async throws {
+        let (bytes, key) = (bytes, key)
+        // It sends an ETag, but answers every request in full, conditional or not.
+        let transport = ScriptedTransport { request in
+            guard request.url.lastPathComponent == "catalog.json" else { return .serving(key.signatureFile(for: bytes), for: request) }
+            return ScriptedTransport.Reply(head: HTTPResponseHead(statusCode: 200, contentLength: Int64(bytes.count),
+                                                                  validators: HTTPValidators(etag: "\"v1\"", lastModified: nil)),
+                                           steps: [.bytes(bytes)])
+        }
+        let url = URL(string: "https://cdn.example.com/catalog.json")!
+        for _ in 0..<2 {
+            let report = try await sync(url, transport: transport)
+            #expect(report.signature == .verified && report.outcome == .success)
+        }
+        let catalogRequests = transport.exchanges(for: "catalog.json")
+        #expect(catalogRequests.map(\.request.validators?.etag) == [nil, "\"v1\""])
+        #expect(catalogRequests.allSatisfy { $0.status == 200 && $0.completed })
+        #expect(KeptCatalog.read(documents: scratch.documents, catalogURL: url)?.bytes == bytes)
+    }
+
     @Test func aGzipBombIsAnInvalidCatalogCutOffAtTheBound() async throws {
         let bomb = Gzip.bomb(decodedBytes: 256 << 20)
         let transport = ScriptedTransport { _ in
