@@ -71,10 +71,12 @@ final class CatalogBody: @unchecked Sendable {
         return decoded
     }
 
+    /// The refusal of a catalog past its bound, said as the bytes came (stored or compressed).
     private func overLimit() -> CatalogError {
         refusal(inflater == nil ? "it is over the \(Catalog.maximumBytes)-byte limit"
                                 : "it decodes to more than the \(Catalog.maximumBytes)-byte limit")
     }
 
+    /// An `invalid-catalog` error about this catalog.
     private func refusal(_ reason: String) -> CatalogError { CatalogError(reason, path: url) }
 }

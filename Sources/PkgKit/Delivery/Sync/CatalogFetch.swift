@@ -64,20 +64,20 @@ extension Catalog {
 
     /// `fetch`, asking first whether `kept` is still current: on `304 Not Modified` its bytes are
     /// used, parsed and verified again with `trust` (with the signature file kept with them when
-    /// it verifies, else the one fetched again); a kept copy that no longer parses or verifies is
-    /// dropped and the catalog fetched afresh.
+    /// it verifies, else with the one fetched again); a kept copy that no longer parses is dropped
+    /// and the catalog fetched afresh.
     static func fetch(from url: URL, using transport: any HTTPTransport, trust: CatalogTrust, kept: KeptCatalog?,
                       retryPolicy: RetryPolicy, transferPolicy: TransferPolicy) async throws -> FetchedCatalog {
         let wire = WireCount()
         let received = try await download(url, validators: kept?.validators, using: transport, wire: wire,
                                           retryPolicy: retryPolicy, transferPolicy: transferPolicy)
-        let bytes: Data, notModified: Bool
+        let bytes: Data, notModified: Bool, validators: HTTPValidators?
         switch received {
-        case .body(let body, _):
-            (bytes, notModified) = (body, false)
-        case .notModified:
+        case .body(let body, let sent):
+            (bytes, notModified, validators) = (body, false, sent)
+        case .notModified(let sent):
             guard let kept else { throw TransportError.status(304, url: url.absoluteString) }
-            (bytes, notModified) = (kept.bytes, true)
+            (bytes, notModified, validators) = (kept.bytes, true, sent ?? kept.validators)
         }
         let catalog: Catalog
         do {
@@ -89,7 +89,7 @@ extension Catalog {
         }
         let signatureURL = CatalogSignature.url(for: bytes, catalogURL: url)
         var fetched = FetchedCatalog(catalog: catalog, bytes: bytes, url: url, signature: .absent, signatureURL: signatureURL,
-                                     signatureFile: nil, validators: received.validators ?? kept?.validators,
+                                     signatureFile: nil, validators: validators,
                                      notModified: notModified, bytesDownloaded: 0)
         if trust.isUnsigned {
             fetched.signatureFile = notModified ? kept?.signatureFile
@@ -111,14 +111,10 @@ extension Catalog {
 
     /// What a catalog request brought: a body, or word that the copy held is current.
     private enum Received {
+        /// The catalog's bytes, decoded, and the server's validators for them.
         case body(Data, HTTPValidators?)
+        /// `304 Not Modified`, with the validators the server repeated, if any.
         case notModified(HTTPValidators?)
-
-        var validators: HTTPValidators? {
-            switch self {
-            case .body(_, let validators), .notModified(let validators): return validators
-            }
-        }
     }
 
     /// GETs the catalog, conditionally when `validators` are given, accepting gzip.
@@ -197,6 +193,8 @@ private final class WireCount: @unchecked Sendable {
     private let lock = NSLock()
     private var count: Int64 = 0
 
+    /// Counts `bytes` more.
     func add(_ bytes: Int) { lock.withLock { count += Int64(bytes) } }
+    /// The bytes counted so far.
     var value: Int64 { lock.withLock { count } }
 }
