@@ -267,6 +267,29 @@ import TestSupport
         expectTidy()
     }
 
+    /// A catalog that nginx serves gzip-compressed and that inflates to 512 MiB is refused as
+    /// soon as its decoded bytes pass the 64 MiB bound: memory stays bounded, nothing installed.
+    @Test func aGzipBombIsAnInvalidCatalogInBoundedMemory() async throws {
+        try await publish(v10.pkg)
+        try Gzip.bomb(decodedBytes: 512 << 20).write(to: URL(fileURLWithPath: published + "/catalog.json.gz"))
+        let nginx = try NginxServer(root: published) { port in
+            "server {\n listen 127.0.0.1:\(port);\n root \(self.published);\n gzip_static on;\n location / { }\n}"
+        }
+        defer { nginx.stop() }
+        let rss = scratch.path("rss")
+        let result = try CommandRunner.run("/usr/bin/time", ["-f", "%M", "-o", rss, CommandRunner.pkgtool, "sync", nginx.url("catalog.json").absoluteString,
+                                                             "--documents", scratch.documents, "--product", Self.id, "--json"])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let diagnostic = (product(result)["diagnostics"] as? [[String: Any]])?.first ?? [:]
+        #expect(diagnostic["code"] as? String == "invalid-catalog", "\(result.stdout)")
+        #expect((diagnostic["message"] as? String ?? "").contains("decodes to more than"), "\(result.stdout)")
+        // Peak memory: the bound's 64 MiB and the program itself, far from the 512 MiB it decodes to.
+        // time writes "Command exited with non-zero status 1" first, then the number.
+        let peakKiB = (try String(contentsOfFile: rss, encoding: .utf8)).split(separator: "\n").last.flatMap { Int($0) } ?? .max
+        #expect(peakKiB < 256 << 10, "peak RSS \(peakKiB) KiB")
+        #expect(!exists(productFolder))
+    }
+
     @Test func aPackageThatIsNotItsCatalogEntryIsRefused() async throws {
         try await publish(v10.pkg)
         // The server's file no longer has the catalog's sha256 (same size, one byte flipped).
