@@ -57,6 +57,11 @@ import TestSupport
         #expect(result.bytesDownloaded == size)
         #expect(report.bytesDownloaded == transport.exchanges.reduce(0) { $0 + $1.bytesSent }, "every body byte, the catalog's too")
         #expect(report.outcome == .success)
+        // The catalog may travel compressed; a package never does (its sizes, digests and ranges
+        // are the stored bytes').
+        let catalogRequests = transport.exchanges(for: "catalog.json")
+        #expect(!catalogRequests.isEmpty && catalogRequests.allSatisfy { $0.request.acceptsGzip })
+        #expect(!packageRequests.isEmpty && packageRequests.allSatisfy { !$0.request.acceptsGzip })
     }
 
     @Test func anUpdateFetchesOnlyTheChangedRanges() async throws {
