@@ -68,7 +68,7 @@ help:
 	@echo "  docs         PkgKit's DocC documentation: $(DOCS_DIR)/PkgKit.doccarchive"
 	@echo "  docs-reference  docs/diagnostics.md, from the table pkgtool explain prints (debug build)"
 	@echo "  clean        remove .build and build/"
-	@echo "  bench        build, then bench/run.sh (pkgtool vs bsdtar), sync.sh (sync vs curl + extract), chunks.sh (chunked deltas), transport.sh"
+	@echo "  bench        build, then bench/run.sh (pkgtool vs bsdtar), sync.sh (sync vs curl + extract), chunks.sh (chunked deltas), transport.sh, catalog.sh (catalog checks: bytes, time, memory)"
 	@echo "  fuzz         run scripts/fuzz.sh"
 	@echo "  soak         chaos soak of sync: 300 syncs against a faulty loopback server, at most 10 minutes  [SEED=N]"
 
@@ -146,6 +146,7 @@ bench: build test-deps
 	bash bench/sync.sh
 	bash bench/chunks.sh
 	bash bench/transport.sh
+	bash bench/catalog.sh
 	rm -rf bench/work/trash
 
 fuzz:

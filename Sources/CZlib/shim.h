@@ -13,4 +13,8 @@ static inline int CZlib_deflateInitRaw(z_streamp strm, int level) {
 static inline int CZlib_inflateInit(z_streamp strm) {
     return inflateInit(strm);
 }
+/* A gzip (RFC 1952) stream, as HTTP's Content-Encoding: gzip carries it. */
+static inline int CZlib_inflateInitGzip(z_streamp strm) {
+    return inflateInit2(strm, 16 + MAX_WBITS);
+}
 #endif

@@ -3,9 +3,9 @@ import Testing
 @testable import PkgKit
 import TestSupport
 
-/// Fetching a catalog: the signature of exactly the bytes received is fetched and checked before
-/// they are parsed, looked for without a trusted key without ever failing the fetch, and an error
-/// page is refused as a whole.
+/// Fetching a catalog: its shape is checked first (an error page is refused as a whole, with a
+/// trusted key too), then the signature of exactly the bytes received is fetched and checked before
+/// anything is returned, or without a trusted key looked for without ever failing the fetch.
 @Suite(.timeLimit(.minutes(2))) struct CatalogFetchTests {
     let folder: Scratch
     let key = CatalogSigningKey()
@@ -27,7 +27,7 @@ import TestSupport
         defer { server.stop() }
         server.plan("catalog.json", [.status(503)])
         let fetched = try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(),
-                                              trustedKeys: [key.publicKey], retryPolicy: instantRetries)
+                                              trust: .signed(by: key.publicKey), retryPolicy: instantRetries)
         #expect(fetched.bytes == bytes)
         #expect(fetched.signature == .verified && fetched.verified)
         #expect(fetched.signatureFile == key.signatureFile(for: bytes))
@@ -40,12 +40,12 @@ import TestSupport
         defer { server.stop() }
         await #expect(throws: SignatureError.self) {
             try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(),
-                                    trustedKeys: [CatalogSigningKey().publicKey], retryPolicy: instantRetries)
+                                    trust: .signed(by: CatalogSigningKey().publicKey), retryPolicy: instantRetries)
         }
         try FileManager.default.removeItem(atPath: folder.path("site/" + CatalogSignature.relativePath(for: bytes)))
         do {
             _ = try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(),
-                                        trustedKeys: [key.publicKey], retryPolicy: instantRetries)
+                                        trust: .signed(by: key.publicKey), retryPolicy: instantRetries)
             Issue.record("a missing signature must be refused")
         } catch let error as SignatureError {
             #expect(error.diagnostic.code == .badSignature)
@@ -53,21 +53,21 @@ import TestSupport
             #expect(error.reason.contains("missing"))
         }
         // Without a trusted key, the signature is looked for, and its absence is no failure.
-        let unchecked = try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(), retryPolicy: instantRetries)
+        let unchecked = try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(), trust: .unsigned, retryPolicy: instantRetries)
         #expect(unchecked.signature == .absent && unchecked.signatureFile == nil)
         #expect(server.log.last?.path == "/signatures/\(sha256Hex(bytes)).sig")
     }
 
     @Test func withoutATrustedKeyTheSignatureIsOnlyReported() async throws {
         defer { server.stop() }
-        let signed = try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(), retryPolicy: instantRetries)
+        let signed = try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(), trust: .unsigned, retryPolicy: instantRetries)
         #expect(signed.signature == .unchecked)
         #expect(signed.signatureURL == server.url("signatures/\(sha256Hex(bytes)).sig"))
         // A server failing on the signature never fails the fetch, and is asked once, not retried.
         let signaturePath = "signatures/\(sha256Hex(bytes)).sig"
         for fault in [FaultHTTPServer.Fault.status(503), .status(500), .dropAfter(bytes: 10), .htmlInsteadOfFile] {
             server.plan(signaturePath, [fault])
-            let fetched = try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(), retryPolicy: instantRetries)
+            let fetched = try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(), trust: .unsigned, retryPolicy: instantRetries)
             #expect(fetched.bytes == bytes)
             // An HTML page for every missing path (a single-page-app host) is no signature either.
             #expect(fetched.signature == .absent && fetched.signatureFile == nil, "\(fault)")
@@ -76,7 +76,7 @@ import TestSupport
         // An invalid catalog is refused before its signature is looked for.
         server.always("catalog.json", .htmlInsteadOfFile)
         await #expect(throws: CatalogError.self) {
-            try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(), retryPolicy: instantRetries)
+            try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(), trust: .unsigned, retryPolicy: instantRetries)
         }
         #expect(server.log(for: signaturePath).count == 5)
     }
@@ -85,23 +85,25 @@ import TestSupport
         defer { server.stop() }
         server.always("catalog.json", .htmlInsteadOfFile)
         do {
-            _ = try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(), retryPolicy: instantRetries)
+            _ = try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(), trust: .unsigned, retryPolicy: instantRetries)
             Issue.record("an HTML page must be refused")
         } catch let error as CatalogError {
             #expect(error.diagnostic.code == .invalidCatalog)
             #expect(error.reason.contains("HTML"))
         }
-        // Signed or not: the signature check fails first, on bytes that were never signed.
-        await #expect(throws: SignatureError.self) {
+        // With a trusted key too: the shape is checked before the signature is looked for, so
+        // the page is reported as what it is, not as a missing signature.
+        await #expect(throws: CatalogError.self) {
             try await Catalog.fetch(from: server.url("catalog.json"), using: StandardTransport(),
-                                    trustedKeys: [key.publicKey], retryPolicy: instantRetries)
+                                    trust: .signed(by: key.publicKey), retryPolicy: instantRetries)
         }
+        #expect(!server.log.contains { $0.path.hasPrefix("/signatures/") })
     }
 
     @Test func aLocalFolderWorksLikeAServer() async throws {
         defer { server.stop() }
         let url = try CatalogLocation.url(for: folder.path("site"))
-        let fetched = try await Catalog.fetch(from: url, using: StandardTransport(), trustedKeys: [key.publicKey])
+        let fetched = try await Catalog.fetch(from: url, using: StandardTransport(), trust: .signed(by: key.publicKey))
         #expect(fetched.bytes == bytes)
         #expect(fetched.signatureURL.path == folder.path("site/signatures/\(sha256Hex(bytes)).sig"))
         let entry = try #require(fetched.catalog.products.first?.versions.first)

@@ -40,7 +40,7 @@ import Glibc
 
     func fetch(_ folder: String, trusting keys: [CatalogSigningKey]) async throws -> FetchedCatalog {
         try await Catalog.fetch(from: URL(fileURLWithPath: folder + "/catalog.json"), using: LocalFileTransport(),
-                                trustedKeys: keys.map(\.publicKey), retryPolicy: instantRetries)
+                                trust: CatalogTrust.signed(byAnyOf: keys.map(\.publicKey)) ?? .unsigned, retryPolicy: instantRetries)
     }
 
     func catalogBytes(_ folder: String? = nil) throws -> Data {

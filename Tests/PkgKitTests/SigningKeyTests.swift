@@ -124,6 +124,32 @@ private let hasOpenSSL = FileManager.default.isExecutableFile(atPath: "/usr/bin/
         #expect(throws: KeyError.self) { try CatalogVerifyingKey(pem: key.pemRepresentation) }
     }
 
+    /// A file given where a public key belongs says what it holds and what to give instead.
+    @Test func aWrongTrustFileSaysWhatItHolds() throws {
+        let key = CatalogSigningKey()
+        let certificate = "-----BEGIN CERTIFICATE-----\nMAA=\n-----END CERTIFICATE-----\n"
+        for (pem, holds) in [(key.pemRepresentation, "holds a private key"), (certificate, "holds a certificate"),
+                             (key.publicKey.pemRepresentation + certificate, "holds 2 PEM blocks ('PUBLIC KEY', 'CERTIFICATE')"),
+                             ("hello", "not a PEM file")] {
+            do {
+                _ = try CatalogVerifyingKey(pem: pem)
+                Issue.record("accepted \(holds)")
+            } catch {
+                #expect(error.reason.contains(holds) && error.reason.contains("NAME.pub.pem"), "\(error.reason)")
+                #expect(error.diagnostic.code == .unreadableInput)
+            }
+        }
+    }
+
+    /// Trust is said, never implied by an empty list of keys.
+    @Test func trustIsExplicit() {
+        let key = CatalogSigningKey().publicKey, other = CatalogSigningKey().publicKey
+        #expect(CatalogTrust.signed(byAnyOf: []) == nil)
+        #expect(CatalogTrust.signed(byAnyOf: [key, other]) == .signed(by: key, other))
+        #expect(CatalogTrust.signed(by: key).keys == [key] && !CatalogTrust.signed(by: key).isUnsigned)
+        #expect(CatalogTrust.unsigned.isUnsigned && CatalogTrust.unsigned.keys.isEmpty)
+    }
+
     /// A key file error reads `path: reason`, as its documentation says (issue 22: it read
     /// `path reason`), and its diagnostic names the file once.
     @Test func keyFileErrorsReadPathColonReason() throws {

@@ -144,7 +144,7 @@ import TestSupport
         let base = URL(string: "http://cdn.test/pub/")!
         let transport = ScriptedTransport(serving: scratch.path("pub"), base: base)
         let client = SyncClient(catalogURL: base.appendingPathComponent("catalog.json"), documents: scratch.documents, transport: transport)
-        var options = SyncClient.Options(products: [Self.id], keep: keep, retryPolicy: instantRetries,
+        var options = SyncClient.Options(products: [Self.id], trust: .unsigned, keep: keep, retryPolicy: instantRetries,
                                          transferPolicy: TransferPolicy(clock: transport.clock))
         options.statCacheTime = statCacheTime
         return try #require(try await client.sync(options).products.first)

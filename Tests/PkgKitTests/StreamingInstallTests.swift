@@ -26,7 +26,7 @@ import TestSupport
 
     func sync(_ transport: ScriptedTransport, progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws -> ProductSyncResult {
         let client = SyncClient(catalogURL: Self.base.appendingPathComponent("catalog.json"), documents: scratch.documents, transport: transport)
-        let options = SyncClient.Options(products: [Self.id], retryPolicy: instantRetries, transferPolicy: TransferPolicy(clock: transport.clock))
+        let options = SyncClient.Options(products: [Self.id], trust: .unsigned, retryPolicy: instantRetries, transferPolicy: TransferPolicy(clock: transport.clock))
         return try #require(try await client.sync(options, progress: progress).products.first)
     }
 
@@ -123,7 +123,7 @@ import TestSupport
         try #require(published.status == .published, "\(published.diagnostics + published.packages.flatMap(\.diagnostics))")
         let transport = ScriptedTransport(serving: scratch.path("pub"), base: Self.base)
         let client = SyncClient(catalogURL: Self.base.appendingPathComponent("catalog.json"), documents: scratch.documents, transport: transport)
-        let report = try await client.sync(SyncClient.Options(products: ["com.example.zipped"], retryPolicy: instantRetries,
+        let report = try await client.sync(SyncClient.Options(products: ["com.example.zipped"], trust: .unsigned, retryPolicy: instantRetries,
                                                                transferPolicy: TransferPolicy(clock: transport.clock)))
         #expect(report.products.map(\.status) == [.installed], "\(report.products.flatMap(\.diagnostics))")
         #expect(differences(scratch.documents + "/com.example.zipped/1.0", expected: snapshot(zip.contents)).isEmpty)

@@ -40,7 +40,7 @@ import TestSupport
     }
 
     func options(delta: Bool = true, cancellation: Cancellation? = nil) -> SyncClient.Options {
-        SyncClient.Options(products: [Self.id], delta: delta, retryPolicy: instantRetries,
+        SyncClient.Options(products: [Self.id], trust: .unsigned, delta: delta, retryPolicy: instantRetries,
                            transferPolicy: TransferPolicy(clock: transport.clock), cancellation: cancellation)
     }
 
@@ -57,6 +57,11 @@ import TestSupport
         #expect(result.bytesDownloaded == size)
         #expect(report.bytesDownloaded == transport.exchanges.reduce(0) { $0 + $1.bytesSent }, "every body byte, the catalog's too")
         #expect(report.outcome == .success)
+        // The catalog may travel compressed; a package never does (its sizes, digests and ranges
+        // are the stored bytes').
+        let catalogRequests = transport.exchanges(for: "catalog.json")
+        #expect(!catalogRequests.isEmpty && catalogRequests.allSatisfy { $0.request.acceptsGzip })
+        #expect(!packageRequests.isEmpty && packageRequests.allSatisfy { !$0.request.acceptsGzip })
     }
 
     @Test func anUpdateFetchesOnlyTheChangedRanges() async throws {
@@ -144,7 +149,7 @@ import TestSupport
     @Test func aBadSignatureStillCountsTheBytesReceived() async throws {
         try publish(v11.pkg)
         var options = options()
-        options.trustedKeys = [CatalogSigningKey().publicKey]
+        options.trust = .signed(by: CatalogSigningKey().publicKey)
         let report = try await client.sync(options)
         #expect(report.products.map(\.status) == [.refused])
         // Said once: by the product, which the catalog's failure stopped.

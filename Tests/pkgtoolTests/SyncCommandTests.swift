@@ -44,10 +44,11 @@ import TestSupport
 
     var productFolder: String { scratch.documents + "/" + Self.id }
 
-    /// Nothing but the product folder in Documents; in it only versions, the record, the lock,
-    /// and (when `download` is allowed) a download kept for resuming.
+    /// Nothing but the product folder in Documents (and the catalog kept for the next run's
+    /// conditional request); in it only versions, the record, the lock, and (when `download` is
+    /// allowed) a download kept for resuming.
     func expectTidy(download: Bool = false, sourceLocation: SourceLocation = #_sourceLocation) {
-        #expect(names(scratch.documents) == [Self.id], sourceLocation: sourceLocation)
+        #expect(names(scratch.documents).filter { $0 != ".pkgtool-catalogs" } == [Self.id], sourceLocation: sourceLocation)
         for name in names(productFolder) where ContentVersion(name) == nil {
             let allowed = [".lock", "ContentInfo.plist"].contains(name) || (download && name.hasPrefix(".download-"))
             #expect(allowed, "unexpected \(name) in the product folder", sourceLocation: sourceLocation)
@@ -198,6 +199,94 @@ import TestSupport
         #expect(result.status == 1)
         #expect(codes(product(result)) == ["invalid-catalog"])
         #expect(codes(result.json).isEmpty, "the failure is listed once, by the product: \(result.stdout)")
+        #expect(!exists(productFolder))
+    }
+
+    /// A CDN's HTML error page is an invalid catalog with --trust too: its shape is checked before
+    /// a signature is looked for, so nobody chases a signing problem that does not exist.
+    @Test func anHTMLPageWithTrustIsAnInvalidCatalogNotAMissingSignature() async throws {
+        let keys = scratch.path("keys")
+        #expect(try await CommandRunner.pkgtool(["keygen", "--out", keys + "/good"]).status == 0)
+        try await publish(v10.pkg, sign: keys + "/good.pem")
+        let server = try FaultHTTPServer(root: published)
+        defer { server.stop() }
+        server.always("catalog.json", .htmlInsteadOfFile)
+        let result = try await sync(server.url("catalog.json").absoluteString, "--product", Self.id, "--trust", keys + "/good.pub.pem")
+        #expect(result.status == 1, "\(result.stdout)")
+        #expect(codes(product(result)) == ["invalid-catalog"], "\(result.stdout)")
+        #expect(!server.log.contains { $0.path.contains("/signatures/") }, "\(server.log)")
+        #expect(!exists(productFolder))
+    }
+
+    /// --trust given anything but an Ed25519 public key stops before anything is downloaded,
+    /// exit 2, saying what the file holds and what to give.
+    @Test func aTrustFileWithoutAPublicKeyIsNamed() async throws {
+        let keys = scratch.path("keys")
+        #expect(try await CommandRunner.pkgtool(["keygen", "--out", keys + "/good"]).status == 0)
+        let certificates = try TestCertificates(in: scratch.path("pki"))
+        try await publish(v10.pkg, sign: keys + "/good.pem")
+        let server = try FaultHTTPServer(root: published)
+        defer { server.stop() }
+        for (file, holds) in [(keys + "/good.pem", "holds a private key"), (certificates.authority, "holds a certificate")] {
+            let result = try await sync(server.url("catalog.json").absoluteString, "--product", Self.id, "--trust", file)
+            #expect(result.status == 2, "\(result.stdout)")
+            let diagnostic = (product(result)["diagnostics"] as? [[String: Any]])?.first ?? [:]
+            #expect(diagnostic["code"] as? String == "unreadable-input" && diagnostic["path"] as? String == file, "\(result.stdout)")
+            let message = diagnostic["message"] as? String ?? ""
+            #expect(message.contains(holds) && message.contains("NAME.pub.pem"), "\(message)")
+            let text = try await CommandRunner.pkgtool(["sync", server.url("catalog.json").absoluteString, "--documents", scratch.documents,
+                                                        "--product", Self.id, "--trust", file])
+            #expect(text.status == 2 && text.stderr.contains(holds), "\(text.stderr)")
+        }
+        #expect(server.log.isEmpty, "nothing is downloaded: \(server.log)")
+        #expect(!exists(productFolder))
+    }
+
+    /// An up-to-date sync over nginx configured as docs/publishing.md shows costs one request,
+    /// answered 304, and no body: the catalog kept by the last sync is verified again and used.
+    @Test func anUpToDateSyncIsOneNotModifiedRequest() async throws {
+        let keys = scratch.path("keys")
+        #expect(try await CommandRunner.pkgtool(["keygen", "--out", keys + "/good"]).status == 0)
+        try await publish(v10.pkg, sign: keys + "/good.pem")
+        let nginx = try NginxServer(root: published) { port in
+            "server {\n listen 127.0.0.1:\(port);\n root \(self.published);\n etag on;\n gzip on;\n gzip_types application/json;\n location / { }\n}"
+        }
+        defer { nginx.stop() }
+        let url = nginx.url("catalog.json").absoluteString
+        let first = try await sync(url, "--product", Self.id, "--trust", keys + "/good.pub.pem")
+        #expect(first.status == 0 && product(first)["status"] as? String == "installed", "\(first.stdout)\(first.stderr)")
+        let count = nginx.log(atLeast: 3).count
+        for arguments in [[], ["--check"]] {
+            let again = try await CommandRunner.pkgtool(["sync", url, "--documents", scratch.documents, "--json", "--trust", keys + "/good.pub.pem"] + arguments)
+            #expect(again.status == 0 && product(again)["status"] as? String == "unchanged", "\(again.stdout)\(again.stderr)")
+            #expect(again.json["signature"] as? String == "verified")
+            #expect((again.json["bytesDownloaded"] as? Int ?? -1) == 0, "\(again.stdout)")
+        }
+        let asked = nginx.log(atLeast: count + 2).dropFirst(count)
+        #expect(asked.map(\.path) == ["/catalog.json", "/catalog.json"] && asked.allSatisfy { $0.status == 304 }, "\(asked)")
+        expectTidy()
+    }
+
+    /// A catalog that nginx serves gzip-compressed and that inflates to 512 MiB is refused as
+    /// soon as its decoded bytes pass the 64 MiB bound: memory stays bounded, nothing installed.
+    @Test func aGzipBombIsAnInvalidCatalogInBoundedMemory() async throws {
+        try await publish(v10.pkg)
+        try Gzip.bomb(decodedBytes: 512 << 20).write(to: URL(fileURLWithPath: published + "/catalog.json.gz"))
+        let nginx = try NginxServer(root: published) { port in
+            "server {\n listen 127.0.0.1:\(port);\n root \(self.published);\n gzip_static on;\n location / { }\n}"
+        }
+        defer { nginx.stop() }
+        let rss = scratch.path("rss")
+        let result = try CommandRunner.run("/usr/bin/time", ["-f", "%M", "-o", rss, CommandRunner.pkgtool, "sync", nginx.url("catalog.json").absoluteString,
+                                                             "--documents", scratch.documents, "--product", Self.id, "--json"])
+        #expect(result.status == 1, "\(result.stdout)\(result.stderr)")
+        let diagnostic = (product(result)["diagnostics"] as? [[String: Any]])?.first ?? [:]
+        #expect(diagnostic["code"] as? String == "invalid-catalog", "\(result.stdout)")
+        #expect((diagnostic["message"] as? String ?? "").contains("decodes to more than"), "\(result.stdout)")
+        // Peak memory: the bound's 64 MiB and the program itself, far from the 512 MiB it decodes to.
+        // time writes "Command exited with non-zero status 1" first, then the number.
+        let peakKiB = (try String(contentsOfFile: rss, encoding: .utf8)).split(separator: "\n").last.flatMap { Int($0) } ?? .max
+        #expect(peakKiB < 256 << 10, "peak RSS \(peakKiB) KiB")
         #expect(!exists(productFolder))
     }
 

@@ -78,10 +78,12 @@ extension Pkgtool {
                 do {
                     trustedKeys.append(try CatalogVerifyingKey(pem: pem))
                 } catch {
-                    throw CommandFailure(.badSignature, path: trust, "not a usable public key (\(error.reason)): nothing was downloaded")
+                    throw CommandFailure(.unreadableInput, path: trust, "\(error.reason): nothing was downloaded")
                 }
             }
-            let options = SyncClient.Options(products: products, trustedKeys: trustedKeys, keep: keep.count, limits: limit.limits,
+            // Without --trust, the command line chooses to accept an unsigned catalog (and says so).
+            let options = SyncClient.Options(products: products, trust: CatalogTrust.signed(byAnyOf: trustedKeys) ?? .unsigned,
+                                             keep: keep.count, limits: limit.limits,
                                              delta: !noDelta,
                                              transferPolicy: TransferPolicy(idleTimeout: .milliseconds(Int64(timeout * 1000))),
                                              cancellation: cancellation)

@@ -91,7 +91,8 @@ public enum CatalogSignature {
         }
         guard verifies else {
             let keys = trustedKeys.count == 1 ? "the trusted key" : "any of the \(trustedKeys.count) trusted keys"
-            throw SignatureError("none of its \(signatures.count == 1 ? "signature" : "\(signatures.count) signatures") verifies with \(keys): the catalog was changed after signing, or signed with another key", path: path)
+            let count = signatures.count == 1 ? "its signature does not verify" : "none of its \(signatures.count) signatures verifies"
+            throw SignatureError("\(count) with \(keys): the catalog was changed after signing, or signed with another key", path: path)
         }
     }
 }

@@ -1,4 +1,6 @@
 package import SwiftASN1
+import Foundation
+import PkgKitSupport
 import PkgKitDiagnostics
 
 /// The DER and PEM forms of Ed25519 keys that openssl reads and writes (RFC 8410):
@@ -47,23 +49,45 @@ package enum Ed25519KeyEncoding {
     }
 
     private static func derBytes(_ text: String, expected label: String, kind: String) throws(KeyError) -> [UInt8] {
+        let wanted = label == publicLabel
+            ? "give the Ed25519 public key (the NAME.pub.pem that `pkgtool keygen` wrote, or `openssl pkey -in KEY.pem -pubout`)"
+            : "give the Ed25519 private key (the NAME.pem that `pkgtool keygen` wrote, or `openssl genpkey -algorithm ed25519`)"
         let document: PEMDocument
         do {
             document = try PEMDocument(pemString: text)
         } catch {
-            throw KeyError("not a PEM file (no single '-----BEGIN \(label)-----' block): give the Ed25519 \(kind) key as openssl or `pkgtool keygen` writes it")
+            let labels = beginLabels(text)
+            guard !labels.isEmpty else { throw KeyError("not a PEM file (no '-----BEGIN \(label)-----' block): \(wanted)") }
+            let named = labels.map { "'\(PathDisplay.printable($0))'" }.joined(separator: ", ")
+            throw KeyError("holds \(labels.count == 1 ? "a damaged PEM block" : "\(labels.count) PEM blocks") (\(named)), not one '\(label)' block: \(wanted)")
         }
         guard document.discriminator == label else {
-            let hint: String
-            switch document.discriminator {
-            case "ENCRYPTED PRIVATE KEY": hint = "encrypted keys are not supported: decrypt it with `openssl pkey -in KEY -out PLAIN.pem`"
-            case "PUBLIC KEY": hint = "this is a public key; signing needs the private one (NAME.pem, not NAME.pub.pem)"
-            case "PRIVATE KEY": hint = "this is a private key; give the public one (NAME.pub.pem), which is the only one to ship"
-            default: hint = "give an Ed25519 key in PKCS#8 (private) or SubjectPublicKeyInfo (public) PEM form"
-            }
-            throw KeyError("the PEM block is '\(PathDisplay.printable(document.discriminator))', not '\(label)': \(hint)")
+            throw KeyError("holds \(holding(document.discriminator)), not the \(kind) key: \(wanted)")
         }
         return document.derBytes
+    }
+
+    /// What a PEM block of this label is, in words.
+    private static func holding(_ label: String) -> String {
+        switch label {
+        case "ENCRYPTED PRIVATE KEY":
+            return "an encrypted private key (decrypt it with `openssl pkey -in KEY -out PLAIN.pem`; only the public key is ever shipped)"
+        case "PUBLIC KEY": return "a public key (signing needs the private one: NAME.pem, not NAME.pub.pem)"
+        case "PRIVATE KEY": return "a private key, which must never ship (only its public key is trusted)"
+        case "CERTIFICATE", "TRUSTED CERTIFICATE", "X509 CERTIFICATE": return "a certificate (an HTTPS certificate goes to --ca-cert)"
+        case "CERTIFICATE REQUEST", "NEW CERTIFICATE REQUEST": return "a certificate signing request"
+        case let other where other.hasSuffix("PRIVATE KEY"): return "a private key in another format ('\(PathDisplay.printable(other))')"
+        default: return "a '\(PathDisplay.printable(label))' PEM block"
+        }
+    }
+
+    /// The labels of the `-----BEGIN …-----` lines in `text`, in order.
+    private static func beginLabels(_ text: String) -> [String] {
+        text.split(whereSeparator: \.isNewline).compactMap { line in
+            let line = line.trimmingCharacters(in: .whitespaces)
+            guard line.hasPrefix("-----BEGIN "), line.hasSuffix("-----"), line.count > 16 else { return nil }
+            return String(line.dropFirst(11).dropLast(5))
+        }
     }
 
     private static func serialize<T: DERSerializable>(_ value: T) -> [UInt8] {

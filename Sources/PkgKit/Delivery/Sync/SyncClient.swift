@@ -21,8 +21,12 @@ import PkgKitTransport
 /// ```swift
 /// let client = SyncClient(catalogURL: URL(string: "https://cdn.example.com/content/catalog.json")!,
 ///                         documents: documents.path)
-/// let report = try await client.sync(SyncClient.Options(products: ["com.example.book.chapter1"], trustedKeys: [key]))
+/// let report = try await client.sync(SyncClient.Options(products: ["com.example.book.chapter1"], trust: .signed(by: key)))
 /// ```
+///
+/// A check costs one conditional request when nothing changed: the last catalog a sync verified is
+/// kept in `documents/.pkgtool-catalogs` with the server's `ETag` / `Last-Modified`, and a `304 Not
+/// Modified` answer reuses it (verified again with this run's keys).
 ///
 /// A server signed by a private CA is trusted with `SyncClient(catalogURL:documents:trust:)`.
 public struct SyncClient: Sendable {
@@ -37,10 +41,10 @@ public struct SyncClient: Sendable {
     public struct Options: Sendable {
         /// The products to bring up to date; empty means every product installed in `documents`.
         public var products: [String]
-        /// The public keys a line of the catalog's signature file must verify with (any line,
-        /// any key: a folder signed with an old and a new key verifies with either); empty
-        /// accepts an unsigned catalog.
-        public var trustedKeys: [CatalogVerifyingKey]
+        /// Which catalogs are accepted: signed with one of the trusted keys (any line of the
+        /// signature file, any key: a folder signed with an old and a new key verifies with
+        /// either), or, only when said so, `.unsigned`.
+        public var trust: CatalogTrust
         /// Afterwards keep the current version plus the newest `keep − 1` others.
         public var keep: Int?
         /// The size limit: a catalog entry over it is refused before anything is downloaded.
@@ -57,12 +61,14 @@ public struct SyncClient: Sendable {
         /// The installs' `statCacheTime`.
         package var statCacheTime: (@Sendable () -> Int64)?
 
-        /// Options; by default an update run of every installed product, deltas allowed.
-        public init(products: [String] = [], trustedKeys: [CatalogVerifyingKey] = [], keep: Int? = nil,
+        /// Options: an update run of every installed product (or of `products`), deltas allowed,
+        /// accepting the catalogs `trust` accepts. Trust has no default: pass `.signed(by: key)`
+        /// with the publisher's public key, or `.unsigned` to accept any catalog.
+        public init(products: [String] = [], trust: CatalogTrust, keep: Int? = nil,
                     limits: PackageLimits = PackageLimits(), delta: Bool = true, retryPolicy: RetryPolicy = RetryPolicy(),
                     transferPolicy: TransferPolicy = TransferPolicy(), cancellation: Cancellation? = nil) {
             self.products = products
-            self.trustedKeys = trustedKeys
+            self.trust = trust
             self.keep = keep
             self.limits = limits
             self.delta = delta
@@ -89,7 +95,7 @@ public struct SyncClient: Sendable {
     /// `options.cancellation`) throws, as `OperationCancelled`, within moments: a transfer in
     /// progress is dropped, an install in progress removes its staging folder, and a download in
     /// progress is kept for the next run to resume.
-    public func sync(_ options: Options = Options(), progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws -> SyncReport {
+    public func sync(_ options: Options, progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws -> SyncReport {
         try await cancellable(options) { try await run(options, mode: .install, progress: progress) }
     }
 
@@ -98,7 +104,7 @@ public struct SyncClient: Sendable {
     /// nothing into `documents`. For a delta it fetches only the package's header and TOC (a Range
     /// request), to count the changed files' bytes against the installed version. Only
     /// cancellation throws, as `OperationCancelled`.
-    public func check(_ options: Options = Options()) async throws -> SyncReport {
+    public func check(_ options: Options) async throws -> SyncReport {
         try await cancellable(options) { try await run(options, mode: .check, progress: nil) }
     }
 
@@ -125,7 +131,8 @@ public struct SyncClient: Sendable {
         case stopped(SyncReport)
     }
 
-    private func start(_ options: Options, using transport: CountingTransport, progress: (@Sendable (SyncProgress) -> Void)?) async throws -> Start {
+    private func start(_ options: Options, kept: KeptCatalog?, using transport: CountingTransport,
+                       progress: (@Sendable (SyncProgress) -> Void)?) async throws -> Start {
         let selected: [String]
         do {
             selected = try options.products.isEmpty ? installedProducts() : Array(Set(options.products)).sorted()
@@ -134,7 +141,7 @@ public struct SyncClient: Sendable {
         }
         progress?(SyncProgress(productIdentifier: nil, phase: .catalog, done: 0, total: 0))
         do {
-            let fetched = try await Catalog.fetch(from: catalogURL, using: transport, trustedKeys: options.trustedKeys,
+            let fetched = try await Catalog.fetch(from: catalogURL, using: transport, trust: options.trust, kept: kept,
                                                   retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy)
             return .ready(products: selected, catalog: fetched)
         } catch let error as any DiagnosableError {
@@ -157,7 +164,9 @@ public struct SyncClient: Sendable {
     private func run(_ options: Options, mode: SyncMode, progress: (@Sendable (SyncProgress) -> Void)?) async throws -> SyncReport {
         let counting = CountingTransport(transport)
         let selected: [String], fetched: FetchedCatalog
-        switch try await start(options, using: counting, progress: progress) {
+        // A check asks with the kept catalog too (a 304 costs it nothing), but keeps none.
+        let kept = KeptCatalog.read(documents: documents, catalogURL: catalogURL)
+        switch try await start(options, kept: kept, using: counting, progress: progress) {
         case .stopped(var report):
             report.mode = mode
             return report
@@ -191,7 +200,17 @@ public struct SyncClient: Sendable {
             report.products.append(try await executor.run(plan, productIdentifier: id, folder: folder, state: state))
         }
         report.bytesDownloaded = counting.bytesReceived
+        if mode == .install { keep(fetched, replacing: kept) }
         return report
+    }
+
+    /// Keeps a catalog fetched with validators for the next run's conditional request. Keeping it
+    /// only saves a download: a folder that cannot take it costs the next run a full fetch, no more.
+    private func keep(_ fetched: FetchedCatalog, replacing old: KeptCatalog?) {
+        guard let validators = fetched.validators else { return }
+        let kept = KeptCatalog(bytes: fetched.bytes, validators: validators, signatureFile: fetched.signatureFile)
+        guard kept != old else { return }
+        try? kept.write(documents: documents, catalogURL: catalogURL)
     }
 
     /// What a product's plan is made from.

@@ -23,8 +23,9 @@ import NIOSSL
 /// Cancelling the reading task (or `HTTPBody.cancel()`) fails the request and closes its
 /// connection at once. Chosen over FoundationNetworking by measurement (`bench/TRANSPORT.md`).
 ///
-/// Responses are never decompressed or cached (`Accept-Encoding: identity`: sizes and ranges
-/// mean file bytes); redirects are followed (a CDN may answer with one). The idle timeout is not
+/// Responses are never decompressed or cached: `Accept-Encoding: identity` unless the request
+/// accepts gzip (a catalog), whose body then arrives as sent, for the caller to decode within its
+/// bound; redirects are followed (a CDN may answer with one). The idle timeout is not
 /// the client's: `HTTPTransport.get` enforces it on the clock it is given.
 ///
 /// HTTPS servers are verified against the system's trust store (`SystemTrustStore`: the one curl
@@ -93,8 +94,9 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         guard scheme == "http" || scheme == "https" else { throw TransportError.unsupportedURL(url) }
         var headers = HTTPHeaders()
         headers.add(name: "User-Agent", value: userAgent)
-        headers.add(name: "Accept-Encoding", value: "identity")
+        headers.add(name: "Accept-Encoding", value: request.acceptEncoding)
         if let range = request.range { headers.add(name: "Range", value: range.headerValue) }
+        for (name, value) in request.validators?.requestHeaders ?? [] { headers.add(name: name, value: value) }
         let tls = try tlsConfiguration?.get()
         let body = ResponseBody(url: url, limit: readAhead)
         let head: NIOHTTP1.HTTPResponseHead
@@ -110,7 +112,10 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
             statusCode: Int(head.status.code),
             contentLength: fields.first(name: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) },
             contentRange: fields.first(name: "Content-Range").flatMap(ContentRange.init(headerValue:)),
-            contentType: fields.first(name: "Content-Type"))
+            contentType: fields.first(name: "Content-Type"),
+            contentEncoding: fields.first(name: "Content-Encoding").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }
+                .flatMap { $0.isEmpty || $0 == "identity" ? nil : $0 },
+            validators: HTTPValidators(etag: fields.first(name: "ETag"), lastModified: fields.first(name: "Last-Modified")))
         return HTTPResponse(head: response, body: HTTPBody(next: { try await body.next() }, cancel: { body.cancel() }))
     }
 

@@ -5,7 +5,8 @@ extension HTTPTransport {
     /// GETs `request` and hands its body to `onBody`, chunk by chunk, enforcing what must hold
     /// whatever the server does:
     /// - nothing arrives for `policy.idleTimeout` while we wait (head or body): `.timedOut`;
-    /// - a status other than 200 or 206: `.status`, the body not read;
+    /// - a status other than 200 or 206: `.status`, the body not read; but `304 Not Modified`
+    ///   to a request with validators is returned as it is, with no body;
     /// - a body longer than `request.maximumBodyBytes`, or than its own `Content-Length`:
     ///   `.bodyTooLong` at once, whether or not a length was sent; nothing past the bound
     ///   reaches `onBody`, and the connection is dropped;
@@ -34,10 +35,14 @@ extension HTTPTransport {
             watchdog.arrived()
             let head = response.head
             do {
-                guard head.statusCode == 200 || head.statusCode == 206 else { throw TransportError.status(head.statusCode, url: url) }
+                let notModified = head.statusCode == 304 && request.validators != nil
+                guard head.statusCode == 200 || head.statusCode == 206 || notModified else {
+                    throw TransportError.status(head.statusCode, url: url)
+                }
                 try onResponse(head)
-                var limit = request.maximumBodyBytes
-                if let length = head.contentLength {
+                // A 304 has no body, whatever length it may repeat from the resource's headers.
+                var limit = notModified ? 0 : request.maximumBodyBytes
+                if let length = head.contentLength, !notModified {
                     guard length <= limit else { throw TransportError.bodyTooLong(url: url, limit: limit) }
                     limit = length
                 }
@@ -52,7 +57,7 @@ extension HTTPTransport {
                     received += Int64(chunk.count)
                     try await onBody(chunk)
                 }
-                if let length = head.contentLength, received < length {
+                if let length = head.contentLength, !notModified, received < length {
                     throw TransportError.connectionLost(url: url, "the body ended after \(received) of \(length) bytes")
                 }
                 return head

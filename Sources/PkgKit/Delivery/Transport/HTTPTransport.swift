@@ -18,21 +18,35 @@ public protocol HTTPTransport: Sendable {
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }
 
-/// One GET: a URL, an optional byte range and a bound on the body.
+/// One GET: a URL, an optional byte range, a bound on the body, and the few extra headers a
+/// catalog request sends.
 public struct HTTPRequest: Sendable, Equatable {
     /// What to fetch.
     public var url: URL
     /// The bytes wanted (a `Range` header), or nil for the whole resource.
     public var range: ByteRange?
-    /// The most body bytes accepted; a longer body is cut off and refused.
+    /// The most body bytes accepted on the wire; a longer body is cut off and refused.
     public var maximumBodyBytes: Int64
+    /// `If-None-Match` and `If-Modified-Since`: the validators of a copy already held, so that
+    /// an unchanged resource is answered `304 Not Modified` without a body.
+    public var validators: HTTPValidators?
+    /// True sends `Accept-Encoding: gzip` (the body may then come compressed, as the response's
+    /// `contentEncoding` says); false asks for the bytes as stored (`identity`), which sizes,
+    /// digests and ranges of packages rely on.
+    public var acceptsGzip: Bool
 
     /// A GET of `url`, optionally of a range, accepting at most `maximumBodyBytes`.
-    public init(url: URL, range: ByteRange? = nil, maximumBodyBytes: Int64) {
+    public init(url: URL, range: ByteRange? = nil, maximumBodyBytes: Int64, validators: HTTPValidators? = nil,
+                acceptsGzip: Bool = false) {
         self.url = url
         self.range = range
         self.maximumBodyBytes = maximumBodyBytes
+        self.validators = validators
+        self.acceptsGzip = acceptsGzip
     }
+
+    /// The `Accept-Encoding` header's value.
+    public var acceptEncoding: String { acceptsGzip ? "gzip" : "identity" }
 }
 
 /// The bytes `lowerBound ..< upperBound` of a resource (half-open, like Swift's `Range`), or from
@@ -117,13 +131,21 @@ public struct HTTPResponseHead: Sendable, Equatable {
     public var contentRange: ContentRange?
     /// `Content-Type`, when sent.
     public var contentType: String?
+    /// `Content-Encoding` as the body arrives (`gzip`), or nil when it is the bytes as stored
+    /// (a transport that decodes by itself reports nil).
+    public var contentEncoding: String?
+    /// `ETag` and `Last-Modified`, when the server sent either.
+    public var validators: HTTPValidators?
 
     /// A head with these values.
-    public init(statusCode: Int, contentLength: Int64?, contentRange: ContentRange? = nil, contentType: String? = nil) {
+    public init(statusCode: Int, contentLength: Int64?, contentRange: ContentRange? = nil, contentType: String? = nil,
+                contentEncoding: String? = nil, validators: HTTPValidators? = nil) {
         self.statusCode = statusCode
         self.contentLength = contentLength
         self.contentRange = contentRange
         self.contentType = contentType
+        self.contentEncoding = contentEncoding
+        self.validators = validators
     }
 }
 

@@ -8,7 +8,11 @@ import Foundation
 
 /// `HTTPTransport` over Foundation's `URLSession`: sync's HTTP client on Apple platforms. One
 /// session per transport, so connections are reused between requests; responses are never
-/// cached, and `Accept-Encoding: identity` asks for the bytes as stored.
+/// cached, and `Accept-Encoding: identity` asks for the bytes as stored, unless the request accepts
+/// gzip (a catalog). URLSession then decodes the body itself, before this transport sees it: the
+/// head reports no `contentEncoding` and no `Content-Length` (which counted the encoded bytes), the
+/// body bound applies to decoded bytes, and bytes counted are decoded bytes. Not run here: this
+/// file builds on Apple platforms only.
 ///
 /// The session's delegate puts each chunk that arrives into a small buffer that the body's
 /// reader drains. When the buffer passes `bufferLimit`, the task is suspended until the reader
@@ -50,8 +54,9 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
         var urlRequest = URLRequest(url: request.url)
         urlRequest.httpMethod = "GET"
         urlRequest.cachePolicy = .reloadIgnoringLocalCacheData
-        urlRequest.setValue("identity", forHTTPHeaderField: "Accept-Encoding")
+        urlRequest.setValue(request.acceptEncoding, forHTTPHeaderField: "Accept-Encoding")
         if let range = request.range { urlRequest.setValue(range.headerValue, forHTTPHeaderField: "Range") }
+        for (name, value) in request.validators?.requestHeaders ?? [] { urlRequest.setValue(value, forHTTPHeaderField: name) }
         let transfer = SessionTransfer(url: request.url.absoluteString)
         let task = session.dataTask(with: urlRequest)
         transfer.task = task
@@ -130,11 +135,15 @@ private final class SessionTransfer: @unchecked Sendable {
             fail(TransportError.failed(url: url, "not an HTTP response"))
             return .cancel
         }
+        // URLSession decodes a compressed body itself; its Content-Length counted the encoded bytes.
+        let encoded = !["", "identity"].contains((http.value(forHTTPHeaderField: "Content-Encoding") ?? "").lowercased())
         let head = HTTPResponseHead(
             statusCode: http.statusCode,
-            contentLength: http.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) },
+            contentLength: encoded ? nil : http.value(forHTTPHeaderField: "Content-Length").flatMap { Int64($0.trimmingCharacters(in: .whitespaces)) },
             contentRange: http.value(forHTTPHeaderField: "Content-Range").flatMap(ContentRange.init(headerValue:)),
-            contentType: http.value(forHTTPHeaderField: "Content-Type"))
+            contentType: http.value(forHTTPHeaderField: "Content-Type"),
+            validators: HTTPValidators(etag: http.value(forHTTPHeaderField: "ETag"),
+                                       lastModified: http.value(forHTTPHeaderField: "Last-Modified")))
         let waiter: CheckedContinuation<HTTPResponseHead, Error>? = condition.withLock {
             self.head = head
             defer { headWaiter = nil }

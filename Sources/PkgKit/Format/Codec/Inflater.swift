@@ -1,12 +1,14 @@
 internal import CZlib
 
 /// A zlib (RFC 1950) decompressor fed in chunks, through zlib itself: the inflater every platform
-/// has, and the one whose messages name what is wrong with a damaged stream.
+/// has, and the one whose messages name what is wrong with a damaged stream. It reads gzip
+/// (RFC 1952) too, as HTTP's `Content-Encoding: gzip` carries it.
 package final class Inflater: StreamInflater {
     private var stream = z_stream()
 
-    package init() {
-        let status = CZlib_inflateInit(&stream)
+    /// An inflater of zlib streams, or with `gzip` of gzip streams.
+    package init(gzip: Bool = false) {
+        let status = gzip ? CZlib_inflateInitGzip(&stream) : CZlib_inflateInit(&stream)
         precondition(status == Z_OK, "inflateInit failed: \(status)")
     }
 
