@@ -43,8 +43,8 @@ public enum DiagnosticCode: String, Codable, Sendable, CaseIterable {
 
     /// Writing failed: the output or the Documents folder cannot be written, the disk is full (exit 2).
     case ioError = "io-error"
-    /// The file system holding the Documents folder has no room for what an install or a sync
-    /// would write (exit 2): found before anything is written or downloaded.
+    /// The file system an output goes to has no room for what would be written (exit 2): found
+    /// before anything is written.
     case insufficientSpace = "insufficient-space"
     /// `convert`: two products would share one asset pack ID (section 8).
     case assetPackIDCollision = "asset-pack-id-collision"
