@@ -45,6 +45,18 @@ import TestSupport
     }
 
     var productFolder: String { scratch.documents + "/" + Self.id }
+
+    /// 1.1 published, and its first install cut short once its `.part` holds 150,000 bytes.
+    func interruptFirstInstall() async throws {
+        try publish(v11.pkg)
+        faults.plan("1.1.pkg", [.stallAfter(bytes: 150_000)])
+        let cancellation = Cancellation()
+        let first = Task { try await client.sync(options(cancellation: cancellation)) }
+        await transport.stalls(atLeast: 1)
+        cancellation.cancel()
+        await #expect(throws: OperationCancelled.self) { try await first.value }
+        try #require(scratch.size("Documents/\(Self.id)/.download-1.1.part") == 150_000)
+    }
     var packageRequests: [ScriptedTransport.Exchange] { transport.exchanges(for: "1.1.pkg") }
 
     @Test func aFreshInstallDownloadsThePackageWhole() async throws {
@@ -83,14 +95,7 @@ import TestSupport
     }
 
     @Test func anInterruptedDownloadResumesWhereItStopped() async throws {
-        try publish(v11.pkg)
-        faults.plan("1.1.pkg", [.stallAfter(bytes: 150_000)])
-        let cancellation = Cancellation()
-        let first = Task { try await client.sync(options(cancellation: cancellation)) }
-        await transport.stalls(atLeast: 1)
-        cancellation.cancel()
-        await #expect(throws: OperationCancelled.self) { try await first.value }
-        #expect(scratch.size("Documents/\(Self.id)/.download-1.1.part") == 150_000)
+        try await interruptFirstInstall()
         #expect(!exists(productFolder + "/1.1"))
 
         let result = try #require(try await client.sync(options()).products.first)
@@ -99,18 +104,6 @@ import TestSupport
         #expect(packageRequests.last?.request.range == ByteRange(from: 150_000))
         #expect(differences(productFolder + "/1.1", expected: snapshot(v11.contents)).isEmpty)
         #expect(!exists(productFolder + "/.download-1.1.part"), "the download goes once installed")
-    }
-
-    /// A first install cut short, as `anInterruptedDownloadResumesWhereItStopped` cuts it.
-    func interruptFirstInstall() async throws {
-        try publish(v11.pkg)
-        faults.plan("1.1.pkg", [.stallAfter(bytes: 150_000)])
-        let cancellation = Cancellation()
-        let first = Task { try await client.sync(options(cancellation: cancellation)) }
-        await transport.stalls(atLeast: 1)
-        cancellation.cancel()
-        await #expect(throws: OperationCancelled.self) { try await first.value }
-        try #require(scratch.size("Documents/\(Self.id)/.download-1.1.part") == 150_000)
     }
 
     /// An app's update run at launch names no product: the one being installed is finished.

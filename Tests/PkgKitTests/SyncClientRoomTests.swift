@@ -4,55 +4,23 @@ import Testing
 import TestSupport
 
 /// Sync and install ask for room on the disk before they write (docs/sync.md, "Room on the disk
-/// first"): the decision, made with a free-space figure the test gives, against a scripted server.
-/// What is counted: a whole download's bytes still to come plus the unpacked payload (both are on
-/// the disk until the install), a delta's ranges still to fetch plus the files it does not reuse.
-@Suite(.offThePool) struct RoomOnDiskTests {
-    static let id = "com.example.room"
-    static let base = URL(string: "http://cdn.test/pub/")!
-    let scratch: Scratch
-    let v10: (pkg: String, contents: String)
-    let v11: (pkg: String, contents: String)
-    let faults = ScriptedTransport.FaultPlan()
-    let transport: ScriptedTransport
-
-    init() throws {
-        scratch = try Scratch()
-        var files: [String: Data] = ["big.bin": pseudoRandomData(400_000, seed: 1), "changing.bin": pseudoRandomData(100_000, seed: 2)]
-        for index in 0 ..< 10 { files["pages/p\(index).txt"] = Data("page \(index)\n".utf8) }
-        v10 = try scratch.package("v10", id: Self.id, version: "1.0", files: files)
-        files["changing.bin"] = pseudoRandomData(100_000, seed: 3)
-        v11 = try scratch.package("v11", id: Self.id, version: "1.1", files: files)
-        transport = ScriptedTransport(serving: scratch.path("pub"), base: Self.base, faults: faults)
-    }
-
-    /// Publishes 1.1 and returns its catalog entry.
-    func publishV11() throws -> CatalogVersion {
-        let report = try Publisher(destination: scratch.path("pub")).publish([v11.pkg])
-        try #require(report.status == .published, "\(report.diagnostics)")
+/// first"): the decision, made with a free-space figure the test gives, against the scripted
+/// server of `SyncClientTests`. What is counted: a whole download's bytes still to come plus the
+/// unpacked payload (both are on the disk until the install), a delta's ranges still to fetch
+/// plus the files it does not reuse.
+extension SyncClientTests {
+    /// The catalog's entry for 1.1, once published.
+    func latestEntry() throws -> CatalogVersion {
         let catalog = try Catalog(data: try Data(contentsOf: URL(fileURLWithPath: scratch.path("pub/catalog.json"))))
         return try #require(catalog.product(Self.id)?.latestVersion)
     }
 
-    func install(_ package: String) throws {
-        let report = try Installer(documents: scratch.documents).install(package)
-        try #require(report.status == .installed, "\(report.diagnostics)")
-    }
-
-    var client: SyncClient {
-        SyncClient(catalogURL: Self.base.appendingPathComponent("catalog.json"), documents: scratch.documents, transport: transport)
-    }
-
-    /// Options for the product with `free` bytes free on every volume (nil: the system's figure).
-    func options(free: Int64?, cancellation: Cancellation? = nil) -> SyncClient.Options {
-        var options = SyncClient.Options(products: [Self.id], retryPolicy: instantRetries,
-                                         transferPolicy: TransferPolicy(clock: transport.clock), cancellation: cancellation)
-        if let free { options.freeSpace = FreeSpace { _ in free } }
+    /// `options()` with `free` bytes free on every volume.
+    func options(free: Int64) -> SyncClient.Options {
+        var options = options()
+        options.freeSpace = FreeSpace { _ in free }
         return options
     }
-
-    var productFolder: String { scratch.documents + "/" + Self.id }
-    var packageRequests: [ScriptedTransport.Exchange] { transport.exchanges(for: "1.1.pkg") }
 
     /// The product's one diagnostic, required to be `insufficient-space`.
     func insufficientSpace(_ report: SyncReport, sourceLocation: SourceLocation = #_sourceLocation) throws -> Diagnostic {
@@ -65,7 +33,8 @@ import TestSupport
     }
 
     @Test func aWholeDownloadNeedsRoomForThePackageAndItsFilesAtOnce() async throws {
-        let entry = try publishV11()
+        try publish(v11.pkg)
+        let entry = try latestEntry()
         let needed = entry.size + entry.payloadBytes
         let report = try await client.sync(options(free: needed - 1))
         let diagnostic = try insufficientSpace(report)
@@ -80,15 +49,9 @@ import TestSupport
     }
 
     @Test func aResumedDownloadNeedsRoomOnlyForWhatIsStillToCome() async throws {
-        let entry = try publishV11()
-        faults.plan("1.1.pkg", [.stallAfter(bytes: 150_000)])
-        let cancellation = Cancellation()
-        let first = Task { try await client.sync(options(free: nil, cancellation: cancellation)) }
-        await transport.stalls(atLeast: 1)
-        cancellation.cancel()
-        await #expect(throws: OperationCancelled.self) { try await first.value }
+        try await interruptFirstInstall()
+        let entry = try latestEntry()
         let part = "Documents/\(Self.id)/.download-1.1.part"
-        #expect(scratch.size(part) == 150_000)
 
         let needed = entry.size - 150_000 + entry.payloadBytes
         let requests = packageRequests.count
@@ -102,7 +65,8 @@ import TestSupport
 
     @Test func aDeltaNeedsRoomForItsRangesAndTheFilesItDoesNotReuse() async throws {
         try install(v10.pkg)
-        let entry = try publishV11()
+        try publish(v11.pkg)
+        let entry = try latestEntry()
         // Far less than a whole download would need, enough for the changed file twice over.
         let delta = try #require(try await client.sync(options(free: 400_000)).products.first)
         #expect(delta.status == .installed && delta.delta, "\(delta.diagnostics)")
@@ -120,7 +84,8 @@ import TestSupport
     }
 
     @Test func aCheckSaysThereIsNoRoomWithoutWritingAnything() async throws {
-        let entry = try publishV11()
+        try publish(v11.pkg)
+        let entry = try latestEntry()
         let report = try await client.check(options(free: 1_000))
         let diagnostic = try insufficientSpace(report)
         #expect(diagnostic.message.contains("needs \(ByteSize.human(entry.size + entry.payloadBytes))"), "\(diagnostic.message)")
