@@ -40,6 +40,8 @@ extension SyncClientTests {
         let diagnostic = try insufficientSpace(report)
         #expect(diagnostic.message.contains("needs \(ByteSize.human(needed))"), "\(diagnostic.message)")
         #expect(diagnostic.message.contains("\(ByteSize.human(needed - 1)) free"), "\(diagnostic.message)")
+        #expect(report.products.first?.insufficientSpace?.needed == needed && report.products.first?.insufficientSpace?.free == needed - 1,
+                "an app gets both figures as numbers")
         #expect(packageRequests.isEmpty, "nothing of the package was downloaded")
         #expect(!exists(productFolder), "no product folder, no .part: \(names(scratch.documents))")
 

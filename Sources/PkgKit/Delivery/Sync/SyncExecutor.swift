@@ -67,6 +67,7 @@ package struct SyncExecutor {
             result.status = SyncStatus(error)
             result.diagnostics.append(error.diagnostic)
             result.transportFailure = error as? TransportError
+            result.insufficientSpace = error as? InsufficientSpace
         }
         result.bytesDownloaded = received.value
         return result

@@ -63,6 +63,9 @@ public struct ProductSyncResult: Sendable, Encodable, Equatable {
     /// whether it may pass by itself, and a TLS failure's reason, for a front end's advice.
     /// Not in the JSON.
     @NotInJSON public var transportFailure: TransportError? = nil
+    /// When there was no room on the disk for it (its diagnostic is in `diagnostics`): the
+    /// bytes needed and free, for an app to say so in its own words. Not in the JSON.
+    @NotInJSON public var insufficientSpace: InsufficientSpace? = nil
 
     /// A result with nothing done yet.
     public init(productIdentifier: String, status: SyncStatus = .unchanged, previousVersion: String? = nil,
