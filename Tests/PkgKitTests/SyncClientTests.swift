@@ -130,6 +130,8 @@ import TestSupport
             #expect(product.status == .update && product.previousVersion == nil)
             #expect(product.bytesToDownload == size - 150_000, "what the part holds is not downloaded again")
             #expect(product.resumedFrom == 150_000)
+            let json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(report)) as? [String: Any])
+            #expect((json["products"] as? [[String: Any]])?.first?["resumedFrom"] as? Int == 150_000, "the check's JSON says so too")
         }
     }
 

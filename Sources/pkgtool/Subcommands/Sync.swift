@@ -55,16 +55,16 @@ extension Pkgtool {
         /// A first install has no previous version to stay current: the words say what there is.
         var leftWhenInterrupted: String {
             let resumes = "(a download in progress resumes next time)"
-            let fileManager = FileManager.default
-            let named = products.isEmpty ? ((try? fileManager.contentsOfDirectory(atPath: documents)) ?? []) : products
-            let installed = named.filter { fileManager.fileExists(atPath: documents + "/" + $0 + "/" + Installer.recordName) }
-            if !products.isEmpty && installed.isEmpty { return "nothing was installed \(resumes)" }
-            let firstInstalls = products.isEmpty
-                ? named.contains { id in
-                    !installed.contains(id) && ((try? fileManager.contentsOfDirectory(atPath: documents + "/" + id)) ?? []).contains { $0.hasPrefix(".download-") }
+            let files = FileManager.default
+            func installed(_ id: String) -> Bool { files.fileExists(atPath: documents + "/" + id + "/" + Installer.recordName) }
+            // Without --product, the products being installed are the folders holding a download and no record.
+            let installing = products.isEmpty
+                ? ((try? files.contentsOfDirectory(atPath: documents)) ?? []).filter { id in
+                    !installed(id) && ((try? files.contentsOfDirectory(atPath: documents + "/" + id)) ?? []).contains(where: ProductFolder.isDownload)
                 }
-                : installed.count < products.count
-            return firstInstalls ? "nothing new was installed; installed versions stay current \(resumes)" : "the previous versions stay current \(resumes)"
+                : Array(Set(products.filter { !installed($0) }))
+            if !products.isEmpty && installing.count == Set(products).count { return "nothing was installed \(resumes)" }
+            return installing.isEmpty ? "the previous versions stay current \(resumes)" : "nothing new was installed; installed versions stay current \(resumes)"
         }
         /// docs/sync.md: stopped within 2 seconds in every state.
         var interruptionGrace: Double { 1.5 }
