@@ -1,4 +1,5 @@
 import Foundation
+import PkgKit
 import Testing
 import TestSupport
 
@@ -68,10 +69,10 @@ struct SyncDiskSpaceTests {
         // The first transfer stops after 200 kB and times out; the retry resumes onto a full disk.
         server.plan("\(Self.id)/1.1.pkg", [.stallAfter(bytes: 200_000)])
         let documents = disk + "/Documents"
-        let sync = try BackgroundCommand(["sync", server.url("catalog.json").absoluteString, "--documents", documents, "--product", Self.id,
+        let background = try BackgroundCommand(["sync", server.url("catalog.json").absoluteString, "--documents", documents, "--product", Self.id,
                                           "--no-delta", "--timeout", "1"], in: scratch)
         let part = documents + "/\(Self.id)/.download-1.1.part"
-        await offThePool { waitUntil(seconds: 60) { (fileSize(part) ?? 0) >= 200_000 || !sync.isRunning } }
+        await offThePool { waitUntil(seconds: 60) { (fileSize(part) ?? 0) >= 200_000 || !background.isRunning } }
         try #require(FileManager.default.createFile(atPath: disk + "/filler", contents: nil))
         let filler = try #require(FileHandle(forWritingAtPath: disk + "/filler"))
         let block = Data(count: 64 << 10)
@@ -79,12 +80,27 @@ struct SyncDiskSpaceTests {
         try? filler.close()
         #expect(freeBytes(disk) < 64 << 10, "the disk is full")
 
-        let (result, _) = await offThePool { sync.finish(within: 60) }
+        let (result, _) = await offThePool { background.finish(within: 60) }
         #expect(result.status == 2, "\(result.stdout)\(result.stderr)")
         #expect(result.stderr.contains("error[io-error]") && result.stderr.contains("No space left on device: free space on the disk"),
                 "\(result.stderr)")
         #expect(!result.stdout.contains("run sync again"), "\(result.stdout)")
         #expect(!exists(documents + "/\(Self.id)/1.1"))
+
+        // Space freed, an app's update run at launch names no product: the first install is
+        // found, counted from what its .part holds, and finished.
+        let kept = try #require(fileSize(part), "the download is kept")
+        try FileManager.default.removeItem(atPath: disk + "/filler")
+        let updateRun = ["sync", server.url("catalog.json").absoluteString, "--documents", documents]
+        let check = try await CommandRunner.pkgtool(updateRun + ["--check"])
+        #expect(check.status == 3, "\(check.stdout)\(check.stderr)")
+        let size = try #require(scratch.size("pub/\(Self.id)/1.1.pkg"))
+        #expect(check.stdout.contains("update \(Self.id) 1.1 (full, \(ByteSize.human(size - kept)) to download, \(ByteSize.human(kept)) already downloaded)"),
+                "\(check.stdout)")
+        let sync = try await CommandRunner.pkgtool(updateRun)
+        #expect(sync.status == 0, "\(sync.stdout)\(sync.stderr)")
+        #expect(sync.stdout.contains("installed \(Self.id) 1.1 (") && sync.stdout.contains("resumed at \(ByteSize.human(kept))"), "\(sync.stdout)")
+        #expect(differences(documents + "/\(Self.id)/1.1", expected: snapshot(package.contents)).isEmpty)
     }
 
     private func fileSize(_ path: String) -> Int64? {
