@@ -45,6 +45,18 @@ import TestSupport
     }
 
     var productFolder: String { scratch.documents + "/" + Self.id }
+
+    /// 1.1 published, and its first install cut short once its `.part` holds 150,000 bytes.
+    func interruptFirstInstall() async throws {
+        try publish(v11.pkg)
+        faults.plan("1.1.pkg", [.stallAfter(bytes: 150_000)])
+        let cancellation = Cancellation()
+        let first = Task { try await client.sync(options(cancellation: cancellation)) }
+        await transport.stalls(atLeast: 1)
+        cancellation.cancel()
+        await #expect(throws: OperationCancelled.self) { try await first.value }
+        try #require(scratch.size("Documents/\(Self.id)/.download-1.1.part") == 150_000)
+    }
     var packageRequests: [ScriptedTransport.Exchange] { transport.exchanges(for: "1.1.pkg") }
 
     @Test func aFreshInstallDownloadsThePackageWhole() async throws {
@@ -88,14 +100,7 @@ import TestSupport
     }
 
     @Test func anInterruptedDownloadResumesWhereItStopped() async throws {
-        try publish(v11.pkg)
-        faults.plan("1.1.pkg", [.stallAfter(bytes: 150_000)])
-        let cancellation = Cancellation()
-        let first = Task { try await client.sync(options(cancellation: cancellation)) }
-        await transport.stalls(atLeast: 1)
-        cancellation.cancel()
-        await #expect(throws: OperationCancelled.self) { try await first.value }
-        #expect(scratch.size("Documents/\(Self.id)/.download-1.1.part") == 150_000)
+        try await interruptFirstInstall()
         #expect(!exists(productFolder + "/1.1"))
 
         let result = try #require(try await client.sync(options()).products.first)
@@ -104,6 +109,35 @@ import TestSupport
         #expect(packageRequests.last?.request.range == ByteRange(from: 150_000))
         #expect(differences(productFolder + "/1.1", expected: snapshot(v11.contents)).isEmpty)
         #expect(!exists(productFolder + "/.download-1.1.part"), "the download goes once installed")
+    }
+
+    /// An app's update run at launch names no product: the one being installed is finished.
+    @Test func anUpdateRunFinishesAnInterruptedFirstInstall() async throws {
+        try await interruptFirstInstall()
+        var updateRun = options()
+        updateRun.products = []
+        let report = try await client.sync(updateRun)
+        let result = try #require(report.products.first)
+        #expect(report.products.map(\.productIdentifier) == [Self.id])
+        #expect(result.status == .installed && result.resumedFrom == 150_000 && result.previousVersion == nil, "\(result)")
+        #expect(packageRequests.last?.request.range == ByteRange(from: 150_000))
+        #expect(differences(productFolder + "/1.1", expected: snapshot(v11.contents)).isEmpty)
+    }
+
+    @Test func checkCountsWhatAnInterruptedFirstInstallHolds() async throws {
+        try await interruptFirstInstall()
+        let size = try #require(scratch.size("v11.pkg"))
+        var updateRun = options()
+        updateRun.products = []
+        for check in [updateRun, options()] {
+            let report = try await client.check(check)
+            let product = try #require(report.products.first, "an update run lists the product being installed")
+            #expect(product.status == .update && product.previousVersion == nil)
+            #expect(product.bytesToDownload == size - 150_000, "what the part holds is not downloaded again")
+            #expect(product.resumedFrom == 150_000)
+            let json = try #require(try JSONSerialization.jsonObject(with: JSONEncoder().encode(report)) as? [String: Any])
+            #expect((json["products"] as? [[String: Any]])?.first?["resumedFrom"] as? Int == 150_000, "the check's JSON says so too")
+        }
     }
 
     @Test func aStallTimesOutAndTheRetryResumes() async throws {

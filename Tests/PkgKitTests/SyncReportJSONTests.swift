@@ -27,7 +27,7 @@ import Testing
         let report = SyncReport(products: [Self.result], bytesDownloaded: 1024, signature: .verified, mode: .check)
         #expect(try Self.json(report) == #"{"bytesDownloaded":1024,"diagnostics":[],"products":[{"bytesToDownload":2532,"#
             + #""contentVersion":"1.1","delta":false,"diagnostics":[],"fullDownloadReason":"small package","previousVersion":"1.0","#
-            + #""productIdentifier":"com.example.json","status":"update"}],"signature":"verified"}"#)
+            + #""productIdentifier":"com.example.json","resumedFrom":null,"status":"update"}],"signature":"verified"}"#)
     }
 
     @Test func aSyncWritesWhatItDid() throws {

@@ -69,6 +69,9 @@ import TestSupport
         await offThePool { server.requests(atLeast: 1) }
         expectStopped(process, by: signal, within: await offThePool { stop(process, with: signal) })
         #expect(!FileManager.default.fileExists(atPath: productFolder))
+        let log = scratch.text("sync.log") ?? ""
+        #expect(log.contains("sync: interrupted; nothing was installed (a download in progress resumes next time)"),
+                "a first install has no previous version to stay current: \(log)")
     }
 
     /// The package arrives and is installed at once: when it stalls mid-body, its first file is

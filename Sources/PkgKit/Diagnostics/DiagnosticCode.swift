@@ -45,18 +45,21 @@ public enum DiagnosticCode: String, Codable, Sendable, CaseIterable {
 
     /// Writing failed: the output or the Documents folder cannot be written, the disk is full (exit 2).
     case ioError = "io-error"
+    /// The file system an output goes to has no room for what would be written (exit 2): found
+    /// before anything is written.
+    case insufficientSpace = "insufficient-space"
     /// `convert`: two products would share one asset pack ID (section 8).
     case assetPackIDCollision = "asset-pack-id-collision"
 
     /// The codes no package rule produces: they judge inputs, outputs, catalogs, signatures and several packages at once.
     public static let notFromRules: Set<DiagnosticCode> = [.unreadableInput, .ioError, .unknownProduct, .badSignature, .invalidCatalog, .installedNewer,
-                                                                 .assetPackIDCollision, .missingChecksum]
+                                                                 .assetPackIDCollision, .missingChecksum, .insufficientSpace]
 
     /// Whether an error with this code is a refusal (the input was judged: exit 1) or a failure
     /// (the work could not be done: an input that cannot be read, a destination that cannot be
-    /// written; exit 2).
+    /// written or has no room; exit 2).
     public var disposition: ErrorDisposition {
-        self == .unreadableInput || self == .ioError ? .failed : .refused
+        self == .unreadableInput || self == .ioError || self == .insufficientSpace ? .failed : .refused
     }
 
     /// The severity docs/diagnostics.md gives this code.

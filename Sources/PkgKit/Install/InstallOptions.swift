@@ -40,6 +40,9 @@ public struct InstallOptions: Sendable {
     /// The time (nanoseconds since 1970) the stat cache is written at; the clock's when nil. A
     /// test sets a later one to see every entry in, none left out as too recent.
     package var statCacheTime: (@Sendable () -> Int64)?
+    /// Where the room on the disk is asked before the version is unpacked: the system's own
+    /// figure, or a test's. nil makes no check: a sync has made its own, download included.
+    package var freeSpace: FreeSpace? = .system
 
     /// Options with every flag off, unless given.
     public init(expectedProductIdentifier: String? = nil, expectedContentVersion: String? = nil,

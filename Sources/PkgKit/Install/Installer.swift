@@ -138,6 +138,18 @@ public struct Installer: Sendable {
             }
         }
 
+        if let freeSpace = options.freeSpace {
+            // The declared sizes, which the full pass holds every file to.
+            do {
+                try InsufficientSpace.check(report.payloadBytes, at: product.path, freeSpace: freeSpace,
+                                            subject: "\(info.productIdentifier) \(info.contentVersion)",
+                                            breakdown: "unpacked", untouched: "nothing was installed")
+            } catch {
+                if held == nil { product.removeIfCreatedAndEmpty() }
+                throw error
+            }
+        }
+
         // One full pass: verify and stage together, judge what was read, then rename into place.
         let staging = ProductFolder.stagingPrefix + randomSuffix()
         let written: PackageCheck

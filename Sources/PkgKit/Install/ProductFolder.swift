@@ -33,6 +33,8 @@ package final class ProductFolder: Sendable {
     package static let deltaPrefix = ".delta-"
     /// A full download in progress: kept, and resumed by the next sync.
     package static func downloadName(_ version: String) -> String { ".download-\(version).part" }
+    /// True for the name of a full download in progress (`downloadName`).
+    package static func isDownload(_ name: String) -> Bool { name.hasPrefix(".download-") && name.hasSuffix(".part") }
 
     /// Opens (and, when `create`, makes) `documents/<id>` and takes its lock, waiting for another
     /// process that holds it; nil when the folder is absent and `create` is false. With `locking`

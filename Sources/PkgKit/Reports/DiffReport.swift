@@ -51,6 +51,11 @@ public struct DiffReport: Sendable, Codable, OutcomeReporting {
     public var removedBytes: Int64
     /// The bytes of the files changed, as the new package has them: what an update brings anew.
     public var changedBytes: Int64
+    /// What a device that has the old version installed downloads to get the new one, as a sync
+    /// counts it: header and TOC plus the stored bytes of the changed files (or of their changed
+    /// chunks) for a delta, else the whole package. nil when it is no update to download (a
+    /// folder, another product, no newer version) or was not counted.
+    @Nullable public var downloadBytes: Int64? = nil
     public var verdict: DiffVerdict
 
     /// A success only for `ok`; failed when a side could not be read at all.

@@ -1,7 +1,12 @@
 import Foundation
 
-/// The text of the current `errno`.
-package func errnoText() -> String { String(cString: strerror(errno)) }
+/// The text of the current `errno`; a full disk's ends with what to do about it, since running
+/// the same work again cannot help until space is freed.
+package func errnoText() -> String {
+    let code = errno
+    let text = String(cString: strerror(code))
+    return FreeSpace.isFullDisk(code) ? text + ": " + FreeSpace.fullDiskAdvice : text
+}
 
 extension Array where Element == UInt8 {
     /// Calls `body` with the bytes as a NUL-terminated C string.

@@ -23,7 +23,7 @@ enum PackageSummary {
         }
         if let format {
             facts.append(format.rawValue + (wrapper.map { " wrapped in \($0)/" } ?? ""))
-            facts.append("\(Console.count(fileCount, "file")), \(payloadBytes) bytes")
+            facts.append("\(Console.count(fileCount, "file")), \(ByteSize.counted(payloadBytes))")
         }
         var verdict = valid ? "valid" : "INVALID"
         if !valid, strict, codes.isEmpty { verdict += " (--strict: warnings count as errors)" }

@@ -107,8 +107,8 @@ extension Pkgtool {
               version     \(result.contentVersion ?? "-")
               format      \(result.format.rawValue)
               files       \(result.fileCount)
-              payload     \(result.payloadBytes) bytes
-              package     \(result.archiveBytes ?? 0) bytes
+              payload     \(ByteSize.counted(result.payloadBytes))
+              package     \(ByteSize.counted(result.archiveBytes ?? 0))
               sha256      \(result.sha256 ?? "-")
             """)
         }

@@ -4,7 +4,7 @@ import PkgKit
 
 extension Pkgtool {
     /// `pkgtool diff`: what an update changes, and whether it is a proper update.
-    struct Diff: ReadOnlyCommand {
+    struct Diff: AsyncReportingCommand {
         static let configuration = CommandConfiguration(
             commandName: "diff",
             abstract: "Compare two versions of a package by content.",
@@ -13,7 +13,8 @@ extension Pkgtool {
             changed (by sha1 of their bytes) after a verdict: ok, version-not-bumped, \
             content-unchanged or product-identifier-mismatch; invalid when either package is damaged \
             or breaks a rule (its errors are printed). A last line counts the files and bytes added, \
-            removed and changed. Exit 0 for ok, 1 otherwise, 2 when a path is missing or unreadable.
+            removed and changed, and what a device that has OLD installed downloads to get NEW (as \
+            sync --check counts it). Exit 0 for ok, 1 otherwise, 2 when a path is missing or unreadable.
             """)
 
         @ParentCommand var root: Pkgtool
@@ -23,9 +24,12 @@ extension Pkgtool {
         @OptionGroup var outputOptions: OutputOptions
 
         var subject: String { old }
+        var leftWhenInterrupted: String { "nothing was changed" }
+        var interruptionGrace: Double { 1 }
 
-        func execute(_ output: OutputOptions, _ cancellation: Cancellation) throws -> DiffReport {
-            try DiffReport.compare(old, new, limits: limit.limits, cancellation: cancellation)
+        func execute(_ output: OutputOptions, _ cancellation: Cancellation) async throws -> DiffReport {
+            try await DiffReport.compare(old, new, limits: limit.limits, cancellation: cancellation)
+                .addingDownload(limits: limit.limits, cancellation: cancellation)
         }
 
         func printText(_ report: DiffReport, _ output: OutputOptions) {
@@ -50,13 +54,16 @@ extension Pkgtool {
             for path in report.removed { Console.out("- \(path)") }
             for path in report.changed { Console.out("~ \(path)") }
             Console.out(Self.summary(report))
+            if let download = report.downloadBytes, let oldVersion = report.old.contentVersion {
+                Console.out("update from \(oldVersion): \(ByteSize.counted(download)) to download")
+            }
         }
 
-        /// `2 files added (10 bytes), 1 removed (4 bytes), 3 changed (200 bytes now)`.
+        /// `2 files added (10 bytes), 1 removed (4 bytes), 3 changed (2000000 bytes (2.0 MB) now)`.
         static func summary(_ report: DiffReport) -> String {
-            "\(Console.count(report.added.count, "file")) added (\(Console.count(Int(report.addedBytes), "byte"))), "
-                + "\(report.removed.count) removed (\(Console.count(Int(report.removedBytes), "byte"))), "
-                + "\(report.changed.count) changed (\(Console.count(Int(report.changedBytes), "byte")) now)"
+            "\(Console.count(report.added.count, "file")) added (\(ByteSize.counted(report.addedBytes))), "
+                + "\(report.removed.count) removed (\(ByteSize.counted(report.removedBytes))), "
+                + "\(report.changed.count) changed (\(ByteSize.counted(report.changedBytes)) now)"
         }
 
         func report(for failure: any DiagnosableError) -> DiffReport {

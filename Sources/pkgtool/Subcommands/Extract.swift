@@ -66,7 +66,7 @@ extension Pkgtool {
             var line: String
             switch report.status {
             case .installed:
-                line = "installed \(id) \(version) -> \(report.installedPath ?? "?") (\(Console.count(report.fileCount, "file")), \(report.payloadBytes) bytes)"
+                line = "installed \(id) \(version) -> \(report.installedPath ?? "?") (\(Console.count(report.fileCount, "file")), \(ByteSize.counted(report.payloadBytes)))"
                 if let previous = report.previousVersion { line += ", was \(previous)" }
             case .unchanged:
                 line = "unchanged \(id) \(version) already installed at \(report.installedPath ?? "?")"

@@ -57,8 +57,8 @@ extension Pkgtool {
               compression  \(report.compression ?? "-")
               checksum     \(report.checksum ?? "-")
               files        \(report.fileCount)
-              payload      \(report.payloadBytes) bytes
-              archive      \(report.archiveBytes.map { "\($0) bytes" } ?? "-")
+              payload      \(ByteSize.counted(report.payloadBytes))
+              archive      \(report.archiveBytes.map(ByteSize.counted) ?? "-")
             """)
             guard let entries = report.files else { return }
             func row(_ type: String, _ size: String, _ stored: String, _ sha1: String, _ path: String) -> String {

@@ -98,7 +98,7 @@ extension Pkgtool {
             let name = "\(package.productIdentifier ?? "?") \(package.contentVersion ?? "?")"
             switch package.status {
             case .published:
-                return "published \(name) -> \(package.publishedPath ?? "?") (\(package.size ?? 0) bytes, sha256 \(package.sha256 ?? "?"))"
+                return "published \(name) -> \(package.publishedPath ?? "?") (\(ByteSize.counted(package.size ?? 0)), sha256 \(package.sha256 ?? "?"))"
             case .unchanged: return "unchanged \(name): already published with the same bytes"
             case .refused: return "refused \(package.path)"
             case .skipped: return "skipped \(package.path): valid, but nothing was published"

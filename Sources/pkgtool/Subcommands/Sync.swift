@@ -54,7 +54,20 @@ extension Pkgtool {
         @ParentCommand var root: Pkgtool
 
         var subject: String { source }
-        var leftWhenInterrupted: String { "the previous versions stay current (a download in progress resumes next time)" }
+        /// A first install has no previous version to stay current: the words say what there is.
+        var leftWhenInterrupted: String {
+            let resumes = "(a download in progress resumes next time)"
+            let files = FileManager.default
+            func installed(_ id: String) -> Bool { files.fileExists(atPath: documents + "/" + id + "/" + Installer.recordName) }
+            // Without --product, the products being installed are the folders holding a download and no record.
+            let installing = products.isEmpty
+                ? ((try? files.contentsOfDirectory(atPath: documents)) ?? []).filter { id in
+                    !installed(id) && ((try? files.contentsOfDirectory(atPath: documents + "/" + id)) ?? []).contains(where: ProductFolder.isDownload)
+                }
+                : Array(Set(products.filter { !installed($0) }))
+            if !products.isEmpty && installing.count == Set(products).count { return "nothing was installed \(resumes)" }
+            return installing.isEmpty ? "the previous versions stay current \(resumes)" : "nothing new was installed; installed versions stay current \(resumes)"
+        }
         /// docs/sync.md: stopped within 2 seconds in every state.
         var interruptionGrace: Double { 1.5 }
 
@@ -146,12 +159,17 @@ extension Pkgtool {
                 return "installed \(id) \(version) (\(details.joined(separator: ", ")))"
             case .unchanged, .update:
                 let current = product.previousVersion ?? version
-                if !product.listed { return "unchanged \(id) \(current) (this catalog does not list it)" }
+                if !product.listed {
+                    guard product.previousVersion != nil else { return "not installed \(id) (this catalog does not list it)" }
+                    return "unchanged \(id) \(current) (this catalog does not list it)"
+                }
                 return "unchanged \(id) \(current)"
             case .refused:
                 return "refused \(Self.name(id, product.contentVersion)): nothing installed"
             case .failed:
-                let retry = TransportAdvice.retryMayHelp(product.transportFailure) ? "; run sync again" : ""
+                // A full disk needs space freed first, which its diagnostic says.
+                let diskFull = product.diagnostics.contains { $0.code == .insufficientSpace || $0.message.contains(FreeSpace.fullDiskAdvice) }
+                let retry = !diskFull && TransportAdvice.retryMayHelp(product.transportFailure) ? "; run sync again" : ""
                 return "failed \(Self.name(id, product.contentVersion)): nothing installed\(retry)"
             }
         }
@@ -164,7 +182,8 @@ extension Pkgtool {
                 let from = product.previousVersion.map { "\($0) -> " } ?? ""
                 var how = product.delta ? "delta" : "full"
                 if let reason = product.fullDownloadReason { how += ": \(reason.words)" }
-                return "update \(id) \(from)\(version) (\(how), \(Self.bytes(product.bytesToDownload)) to download)"
+                let resumed = product.resumedFrom.map { ", \(Self.bytes($0)) already downloaded" } ?? ""
+                return "update \(id) \(from)\(version) (\(how), \(Self.bytes(product.bytesToDownload)) to download\(resumed))"
             case .unchanged, .installed:
                 return "unchanged \(id) \(product.previousVersion ?? version)"
             case .refused:
@@ -180,13 +199,6 @@ extension Pkgtool {
         }
 
         /// Sizes as people read them: `512 B`, `41 kB`, `3.2 MB`, `1.50 GB`.
-        static func bytes(_ count: Int64) -> String {
-            switch count {
-            case ..<1000: return "\(count) B"
-            case ..<1_000_000: return "\(Int((Double(count) / 1000).rounded())) kB"
-            case ..<1_000_000_000: return String(format: "%.1f MB", Double(count) / 1e6)
-            default: return String(format: "%.2f GB", Double(count) / 1e9)
-            }
-        }
+        static func bytes(_ count: Int64) -> String { ByteSize.human(count) }
     }
 }

@@ -39,7 +39,8 @@ public struct SyncClient: Sendable {
 
     /// What to sync, and how.
     public struct Options: Sendable {
-        /// The products to bring up to date; empty means every product installed in `documents`.
+        /// The products to bring up to date; empty means every product installed in `documents`,
+        /// or being installed there (an interrupted first install's download is finished).
         public var products: [String]
         /// Which catalogs are accepted: signed with one of the trusted keys (any line of the
         /// signature file, any key: a folder signed with an old and a new key verifies with
@@ -60,6 +61,8 @@ public struct SyncClient: Sendable {
         public var cancellation: Cancellation?
         /// The installs' `statCacheTime`.
         package var statCacheTime: (@Sendable () -> Int64)?
+        /// Where the room on the disk is asked before a download: the system's figure, or a test's.
+        package var freeSpace: FreeSpace = .system
 
         /// Options: an update run of every installed product (or of `products`), deltas allowed,
         /// accepting the catalogs `trust` accepts. Trust has no default: pass `.signed(by: key)`
@@ -223,15 +226,18 @@ public struct SyncClient: Sendable {
                              catalogProducts: product == nil ? catalog.products.map(\.productIdentifier) : [])
     }
 
-    /// The products with a record in `documents`, sorted.
+    /// The products installed in `documents` (a record) or being installed there (a download an
+    /// interrupted first install left, which an update run finishes), sorted.
     private func installedProducts() throws -> [String] {
         var isFolder: ObjCBool = false
         guard FileManager.default.fileExists(atPath: documents, isDirectory: &isFolder) else { return [] }
         guard isFolder.boolValue else { throw ReadError.io(path: documents, "not a folder") }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: documents)) ?? []
         return names.filter { name in
-            ProductIdentifier.problem(with: name) == nil
-                && FileManager.default.fileExists(atPath: documents + "/" + name + "/" + ProductFolder.recordName)
+            guard ProductIdentifier.problem(with: name) == nil else { return false }
+            let folder = documents + "/" + name
+            return FileManager.default.fileExists(atPath: folder + "/" + ProductFolder.recordName)
+                || ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).contains(where: ProductFolder.isDownload)
         }.sorted()
     }
 }

@@ -58,7 +58,7 @@ package struct SyncExecutor {
             case .update(let update):
                 switch mode {
                 case .install: try await install(update, productIdentifier: id, into: folder, received: received, result: &result)
-                case .check: try await check(update, in: folder, received: received, result: &result)
+                case .check: try await check(update, of: id, in: folder, received: received, result: &result)
                 }
             }
         } catch let error as OperationCancelled {
@@ -69,6 +69,7 @@ package struct SyncExecutor {
             result.status = SyncStatus(error)
             result.diagnostics.append(error.diagnostic)
             result.transportFailure = error as? TransportError
+            result.insufficientSpace = error as? InsufficientSpace
         }
         result.bytesDownloaded = received.value
         return result
@@ -86,6 +87,8 @@ package struct SyncExecutor {
                                             limits: options.limits, keep: options.keep, cancellation: options.cancellation)
         installOptions.expectationsFrom = .catalog
         installOptions.statCacheTime = options.statCacheTime
+        // The room was asked before the download, for the download and the unpacked files together.
+        installOptions.freeSpace = nil
         if let progress {
             let installing = InstallingProgress(productIdentifier: id, progress: progress)
             installOptions.progress = { done, total in installing.read(done, of: total) }
@@ -109,19 +112,27 @@ package struct SyncExecutor {
             result.fullDownloadReason = reason
             result.resumedFrom = resumingFrom > 0 ? resumingFrom : nil
         }
-        let report = try await whole(update, folder: folder, options: installOptions, received: received, result: &result)
+        var resumingFrom: Int64 = 0
+        if case .full(let resumed, _) = update.method { resumingFrom = resumed }
+        let report = try await whole(update, resumingFrom: resumingFrom, folder: folder, options: installOptions, received: received,
+                                     result: &result)
         record(report, delta: false, into: &result)
     }
 
     /// What a sync of `update` would download, found as the sync finds it: a delta's header and
     /// TOC are fetched into a scratch folder and planned against the version installed in `folder`.
-    private func check(_ update: SyncPlan.Update, in folder: ProductFolder?, received: ByteCounter,
+    private func check(_ update: SyncPlan.Update, of id: String, in folder: ProductFolder?, received: ByteCounter,
                        result: inout ProductSyncResult) async throws {
         result.status = .update
         result.bytesToDownload = update.entry.size
+        let room = folder?.path ?? client.documents
         switch update.method {
-        case .full(_, let reason):
+        case .full(let resumingFrom, let reason):
             result.fullDownloadReason = reason
+            // What the part file already holds is not downloaded again.
+            result.bytesToDownload = update.entry.size - resumingFrom
+            result.resumedFrom = resumingFrom > 0 ? resumingFrom : nil
+            try checkRoom(for: update, of: id, download: result.bytesToDownload, unpacked: update.entry.payloadBytes, at: room, mode: .check)
         case .delta(let from):
             // A delta is planned only from an installed version, whose folder is there.
             guard let folder else { return }
@@ -133,10 +144,14 @@ package struct SyncExecutor {
             case .planned(let planned):
                 result.delta = true
                 result.bytesToDownload = planned.bytesToDownload
+                try checkRoom(for: update, of: id, download: planned.bytesToDownload, unpacked: planned.unpacked(update.entry), at: room,
+                              mode: .check)
             case .whole:
                 result.fullDownloadReason = .serverIgnoresRange
+                try checkRoom(for: update, of: id, download: update.entry.size, unpacked: update.entry.payloadBytes, at: room, mode: .check)
             case .fallBack(let reason):
                 result.fullDownloadReason = reason
+                try checkRoom(for: update, of: id, download: update.entry.size, unpacked: update.entry.payloadBytes, at: room, mode: .check)
             }
         }
     }
@@ -174,6 +189,12 @@ package struct SyncExecutor {
 
         /// Everything the delta downloads, the first step's bytes included.
         var bytesToDownload: Int64 { ranges.reduce(fetched) { $0 + Int64($1.count) } }
+
+        /// The bytes of the new version's files that are not taken from the installed ones: what
+        /// its install writes anew.
+        func unpacked(_ entry: CatalogVersion) -> Int64 {
+            max(0, plan.reused.values.reduce(entry.payloadBytes) { $0 - $1.identity.size })
+        }
     }
 
     /// A delta's first step: the header and TOC fetched into `copy` and checked, the installed
@@ -236,6 +257,9 @@ package struct SyncExecutor {
         case .planned(let started):
             planned = started
         }
+        // The header and TOC are here; nothing more is fetched without room for it.
+        try checkRoom(for: update, of: folder.identifier, download: planned.bytesToDownload - planned.fetched, unpacked: planned.unpacked(update.entry),
+                      at: folder.path, mode: .install)
         var plan = planned.plan
         do {
             try await planned.download.fetchRanges(planned.ranges, into: copy, received: received,
@@ -274,9 +298,16 @@ package struct SyncExecutor {
 
     /// A whole download, into the `.part` (resumed when an earlier run left one). A xar is
     /// installed while it arrives (`streamed`); anything else once it is complete.
-    private func whole(_ update: SyncPlan.Update, folder: ProductFolder, options installOptions: InstallOptions,
+    private func whole(_ update: SyncPlan.Update, resumingFrom: Int64, folder: ProductFolder, options installOptions: InstallOptions,
                        received: ByteCounter, result: inout ProductSyncResult) async throws -> InstallReport {
         let entry = update.entry
+        // The `.part` and the staged version are both on the disk until the version is in place.
+        do {
+            try checkRoom(for: update, of: folder.identifier, download: entry.size - resumingFrom, unpacked: entry.payloadBytes, at: folder.path, mode: .install)
+        } catch {
+            folder.removeIfCreatedAndEmpty()
+            throw error
+        }
         try DownloadNote.claim(entry, in: folder)
         let partPath = folder.path(DownloadNote.partName(entry))
         let shown = update.url.absoluteString, name = update.url.lastPathComponent
@@ -401,6 +432,18 @@ package struct SyncExecutor {
             case download(any Error)
             case install(any Error)
         }
+    }
+
+    /// Throws `InsufficientSpace` when the file system holding `path` has no room for `download`
+    /// more bytes of package and `unpacked` bytes of new files: a download never starts only to
+    /// fill the disk.
+    private func checkRoom(for update: SyncPlan.Update, of id: String, download: Int64, unpacked: Int64, at path: String, mode: SyncMode) throws {
+        let words = download > 0
+            ? "\(download == update.entry.size ? "a" : "another") \(ByteSize.human(download)) download, \(ByteSize.human(unpacked)) unpacked"
+            : "\(ByteSize.human(unpacked)) unpacked"
+        try InsufficientSpace.check(download + unpacked, at: path, freeSpace: options.freeSpace,
+                                    subject: "\(id) \(update.entry.contentVersion)",
+                                    breakdown: words, untouched: mode == .check ? "a sync would stop before downloading it" : "nothing was downloaded")
     }
 
     /// The installer's report as this product's result.

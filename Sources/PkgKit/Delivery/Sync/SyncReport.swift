@@ -37,14 +37,16 @@ public struct ProductSyncResult: Sendable, Encodable, Equatable {
     /// Bytes of package data received for this product.
     public var bytesDownloaded: Int64
     /// Check only: what a sync would download, that is the header, TOC and the changed files'
-    /// stored bytes for a delta, else the package size; 0 when nothing would be, and in a sync.
+    /// stored bytes for a delta, else the package size less what a `.part` of an earlier run
+    /// holds; 0 when nothing would be, and in a sync.
     public var bytesToDownload: Int64
     /// On the delta path, how many files under `Contents/` were downloaded (the rest were reused).
     @Nullable public var filesDownloaded: Int? = nil
     /// Why the package was (check: would be) downloaded whole although a version was installed
     /// (`--no-delta`, `server ignores Range`, …); nil for a delta, or when nothing was installed before.
     @Nullable public var fullDownloadReason: SyncPlan.FullDownloadReason? = nil
-    /// Bytes an earlier run had downloaded and this one continued from; nil when it started afresh.
+    /// Bytes an earlier run had downloaded and this one continued from (check: that a sync would
+    /// continue from); nil when it started afresh.
     @Nullable public var resumedFrom: Int64? = nil
     /// Where the current version is installed (`DIR/<id>/<version>`), when installed or unchanged.
     @Nullable public var installedPath: String? = nil
@@ -59,6 +61,9 @@ public struct ProductSyncResult: Sendable, Encodable, Equatable {
     /// whether it may pass by itself, and a TLS failure's reason, for a front end's advice.
     /// Not in the JSON.
     @NotInJSON public var transportFailure: TransportError? = nil
+    /// When there was no room on the disk for it (its diagnostic is in `diagnostics`): the
+    /// bytes needed and free, for an app to say so in its own words. Not in the JSON.
+    @NotInJSON public var insufficientSpace: InsufficientSpace? = nil
 
     /// A result with nothing done yet.
     public init(productIdentifier: String, status: SyncStatus = .unchanged, previousVersion: String? = nil,
@@ -92,6 +97,7 @@ public struct ProductSyncResult: Sendable, Encodable, Equatable {
         var delta: Bool
         var bytesToDownload: Int64
         @Nullable var fullDownloadReason: SyncPlan.FullDownloadReason?
+        @Nullable var resumedFrom: Int64?
         var diagnostics: [Diagnostic]
 
         init(_ result: ProductSyncResult) {
@@ -102,6 +108,7 @@ public struct ProductSyncResult: Sendable, Encodable, Equatable {
             delta = result.delta
             bytesToDownload = result.bytesToDownload
             fullDownloadReason = result.fullDownloadReason
+            resumedFrom = result.resumedFrom
             diagnostics = result.diagnostics
         }
     }
