@@ -110,6 +110,7 @@ public enum Soak {
             if run == nextPublish {
                 try product.publishNext()
                 report.versions.append(product.latest!.version)
+                if !product.latest!.withoutChecksums.isEmpty { report.versionsWithoutChecksums.append(product.latest!.version) }
                 nextPublish = run + Int.random(in: gap, using: &schedule)
             }
             var random = root.stream(1000 + UInt64(run))
@@ -129,6 +130,8 @@ public enum Soak {
                 let violation = SoakViolation(run: run, seed: options.seed, problems: problems, context: observation.context)
                 report.violations.append(violation)
                 options.progress(violation.description)
+                // A new device: later runs start clean instead of reporting the same damage again.
+                try? FileManager.default.removeItem(atPath: setting.documents)
             }
             report.runs = run + 1
             if report.runs % options.progressEvery == 0 {
@@ -169,7 +172,13 @@ public enum Soak {
         }
         if observation.forced != nil { report.hung += 1 }
         let record = readRecord(observation.productFolder)?.version
-        if record != nil && record != observation.previous { report.installs += 1 }
+        if record != nil && record != observation.previous {
+            report.installs += 1
+            let json = (try? JSONSerialization.jsonObject(with: Data(observation.stdout.utf8))) as? [String: Any]
+            if let products = json?["products"] as? [[String: Any]], products.contains(where: { $0["delta"] as? Bool == true }) {
+                report.deltaInstalls += 1
+            }
+        }
         switch observation.status {
         case 0 where record == observation.previous: report.unchanged += 1
         case 1: report.refusals += 1
@@ -244,7 +253,7 @@ struct SoakRun {
         if random.chance(0.15) { arguments.append("--no-delta") }
         if random.chance(0.3) { arguments += ["--keep", String(Int.random(in: 1...3, using: &random))] }
         self.arguments = arguments
-        plan = SoakFaultPlan(random: random.stream(1), clean: last || random.chance(0.2))
+        plan = SoakFaultPlan(random: random.stream(1), clean: last || random.chance(0.2), unverifiedData: product.unverifiedData)
         let kind = last ? 0 : random.weighted([(0, 0.55), (SIGTERM, 0.3), (SIGKILL, 0.15)])
         if kind != 0 {
             let expected = Self.expectedTransfer(previous: previous.flatMap(product.version), latest: latest,

@@ -8,13 +8,21 @@ struct SoakVersion {
     var size: Int
     /// The tree a reference `pkgtool extract` of the package installed.
     var reference: [String: TreeEntry]
+    /// Files stored uncompressed whose checksums were left out of the package's TOC: their
+    /// names, and where each one's data starts in the package.
+    var withoutChecksums: [(name: String, offset: Int)] = []
+    /// Whether it was written at level 1, where files from 1 MiB on get chunk tables (at the
+    /// default level, only those over 4 MiB).
+    var fastLevel = false
 }
 
 /// The product whose versions the soak publishes as it goes (1.0, 1.1, 1.2, …), each made with
 /// `pkgtool create`, published with `pkgtool publish`, and extracted once into a reference
 /// folder. Each version changes a few files of the one before; its size class (small, medium,
 /// a few MB) is drawn at random, so that updates come as deltas and as full downloads, and
-/// interrupts land in the middle of long bodies.
+/// interrupts land in the middle of long bodies. Large versions hold files with chunk tables
+/// whose middle changes, so that deltas fetch chunks; some versions leave the checksums of two
+/// changed files out of their TOC, as other writers may.
 final class SoakProduct {
     /// The product identifier.
     static let identifier = "com.example.soak"
@@ -28,6 +36,8 @@ final class SoakProduct {
     private let work: String
     private var random: SeededRandom
     private var files: [String: Data] = [:]
+    /// The names of the small files the last `evolve` changed or added.
+    private var changed: [String] = []
 
     /// A product not yet published, whose packages and sources go under `work`.
     init(pkgtool: String, work: String, random: SeededRandom) throws {
@@ -45,6 +55,15 @@ final class SoakProduct {
     /// The newest version published.
     var latest: SoakVersion? { versions.last }
 
+    /// Where the data of stored files without checksums starts, by the URL path of their package.
+    var unverifiedData: [String: [Int]] {
+        var offsets: [String: [Int]] = [:]
+        for version in versions where !version.withoutChecksums.isEmpty {
+            offsets["/\(Self.identifier)/\(version.version).pkg"] = version.withoutChecksums.map(\.offset)
+        }
+        return offsets
+    }
+
     /// The version named `version`, when it was published.
     func version(_ version: String) -> SoakVersion? { versions.first { $0.version == version } }
 
@@ -61,7 +80,11 @@ final class SoakProduct {
         }
         try Data(plist(id: Self.identifier, version: version).utf8).write(to: URL(fileURLWithPath: source + "/ContentInfo.plist"))
         let package = work + "/packages/" + version + ".pkg"
-        try run(["create", source, "-o", package])
+        let fastLevel = random.chance(0.5)
+        try run(["create", source, "-o", package] + (fastLevel ? ["--level", "1"] : []))
+        // The files this version changed, all fetched by a delta (the pages by ranges of their
+        // own once large files come before them in the heap).
+        let withoutChecksums = random.chance(0.5) ? try SoakChecksumRemoval.strip(changed, inPackageAt: package) : []
         let reference = work + "/reference-" + version
         try run(["extract", package, "--documents", reference])
         let tree = snapshot(reference + "/" + Self.identifier + "/" + version)
@@ -70,7 +93,7 @@ final class SoakProduct {
         try? FileManager.default.removeItem(atPath: source)
         try run(["publish", package, "--to", published])
         let size = (try FileManager.default.attributesOfItem(atPath: package)[.size] as? NSNumber)?.intValue ?? 0
-        versions.append(SoakVersion(version: version, size: size, reference: tree))
+        versions.append(SoakVersion(version: version, size: size, reference: tree, withoutChecksums: withoutChecksums, fastLevel: fastLevel))
     }
 
     /// Changes the files for version `index`: one changed file, one page edited, one added, one
@@ -83,18 +106,38 @@ final class SoakProduct {
             : random.weighted([(.small, 0.35), (.medium, 0.45), (.large, 0.2)])
         files["data/changing.bin"] = random.data(Int.random(in: 4_096...16_384, using: &random))
         let pages = files.keys.filter { $0.hasPrefix("pages/") }.sorted()
-        if let page = pages.randomElement(using: &random) { files[page]?.append(Data("edited for 1.\(index)\n".utf8)) }
+        changed = ["changing.bin", "new-\(index).txt"]
+        if let page = pages.randomElement(using: &random) {
+            files[page]?.append(Data("edited for 1.\(index)\n".utf8))
+            changed.append(String(page.dropFirst("pages/".count)))
+        }
         files["pages/new-\(index).txt"] = Data(String(repeating: "new in 1.\(index)\n", count: 20).utf8)
         if pages.count > 4, random.chance(0.3), let gone = pages.randomElement(using: &random) { files[gone] = nil }
         switch size {
         case .small:
             files["media/blob.bin"] = nil
             files["media/large.bin"] = nil
+            files["media/text.txt"] = nil
         case .medium:
             if files["media/blob.bin"] == nil { files["media/blob.bin"] = random.data(Int.random(in: 200_000...400_000, using: &random)) }
             files["media/large.bin"] = nil
+            files["media/text.txt"] = nil
         case .large:
-            if files["media/large.bin"] == nil { files["media/large.bin"] = random.data(Int.random(in: 3_000_000...4_000_000, using: &random)) }
+            // Over 4 MiB: cut into chunks at any level. Its middle changes now and then, and the
+            // text's middle every time, so that a delta fetches the chunks that changed.
+            if files["media/large.bin"] == nil {
+                files["media/large.bin"] = random.data(Int.random(in: 4_400_000...5_000_000, using: &random))
+            } else if random.chance(0.5), let count = files["media/large.bin"]?.count {
+                let at = Int.random(in: count / 4 ... count / 2, using: &random)
+                files["media/large.bin"]?.replaceSubrange(at ..< at + 4_096, with: random.data(4_096))
+            }
+            if files["media/text.txt"] == nil {
+                files["media/text.txt"] = compressibleText(Int.random(in: 1_100_000...1_500_000, using: &random), seed: random.next())
+            }
+            if let count = files["media/text.txt"]?.count {
+                let at = Int.random(in: count / 3 ... count / 2, using: &random)
+                files["media/text.txt"]?.replaceSubrange(at ..< at + 64, with: Data("edited for 1.\(index) ".padding(toLength: 64, withPad: "~", startingAt: 0).utf8))
+            }
         }
     }
 
