@@ -57,12 +57,50 @@ else
 fi
 for file in $kept; do cp "$file" "$work/seeds/"; done
 
+# The TOC's words, for the targets whose input holds a TOC's XML.
+dictionary=()
+if [ "$target" = chunks ] || [ "$target" = delta ]; then
+    cat > "$work/toc.dict" <<'WORDS'
+"<file id=\"9\">"
+"</file>"
+"<name>"
+"<type>file</type>"
+"<type>directory</type>"
+"<type>symlink</type>"
+"<data>"
+"<offset>"
+"<length>"
+"<size>"
+"<encoding style=\"application/x-gzip\"/>"
+"<encoding style=\"application/octet-stream\"/>"
+"<archived-checksum style=\"sha1\">"
+"<extracted-checksum style=\"sha1\">"
+"<extracted-checksum style=\"sha256\">"
+"<chunks style=\"gear64-sha256\""
+" min=\"65536\""
+" avg=\"262144\""
+" max=\"1048576\""
+" start=\"2\""
+" start=\"0\""
+" count=\""
+"</chunks>"
+"<checksum style=\"sha1\">"
+"<link type=\"original\">"
+"9223372036854775807"
+"4294967295"
+WORDS
+    dictionary=(-dict=toc.dict)
+fi
+
 cd "$work"
+# Swift's backtracer would take SIGABRT first, and libFuzzer leaves a handler that is already
+# installed alone: without this, an oracle's abort() ends the run without saving the input.
+export SWIFT_BACKTRACE=enable=no
 started=$(date +%s)
 set +e
 "$fuzzer" --target="$target" corpus seeds \
     -max_total_time="$seconds" -max_len=65536 -timeout=10 -rss_limit_mb=2048 \
-    -artifact_prefix=crashers/ -print_final_stats=1 2>&1 | tee fuzz.log
+    -artifact_prefix=crashers/ -print_final_stats=1 "${dictionary[@]}" 2>&1 | tee fuzz.log
 status=${PIPESTATUS[0]}
 set -e
 echo "fuzz.sh: target $target, $(( $(date +%s) - started )) s, corpus $(ls corpus | wc -l) inputs," \

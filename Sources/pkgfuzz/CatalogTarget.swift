@@ -25,6 +25,7 @@ enum CatalogTarget {
         guard again.encoded() == encoded else { fail("encoding is not stable") }
     }
 
+    /// Reports a broken promise and aborts: libFuzzer keeps the input.
     private static func fail(_ problem: String) -> Never {
         FileHandle.standardError.write(Data("catalog oracle: \(problem)\n".utf8))
         abort()

@@ -8,6 +8,7 @@ import PkgKit
 /// sync from 1.0 reuses files, assembles chunks and fetches ranges. Its package is over the size
 /// below which sync downloads whole.
 struct DeltaFixture {
+    /// The product both versions belong to.
     static let productIdentifier = "com.example.fuzz"
 
     /// The 1.0 package.
@@ -106,7 +107,10 @@ struct DeltaFixture {
 
 /// The fixture could not be made: pkgtool's own writer or installer failed.
 struct FixtureError: Error, CustomStringConvertible {
+    /// What failed.
     var description: String
+
+    /// An error saying `description`.
     init(_ description: String) { self.description = description }
 }
 
@@ -115,8 +119,10 @@ struct FixtureError: Error, CustomStringConvertible {
 struct SplitMix {
     private var state: UInt64
 
+    /// A generator whose numbers follow from `seed`.
     init(seed: UInt64) { state = seed }
 
+    /// The next number.
     mutating func next() -> UInt64 {
         state &+= 0x9E37_79B9_7F4A_7C15
         var z = state

@@ -6,13 +6,16 @@ import PkgKit
 /// it is given (its `tocSHA256` and `sha256` are the assembled package's): the fuzzer plays a
 /// publisher whose tables may be anything, and a server between it and the client.
 ///
-/// An input is a little-endian 16-bit script length, the script (4 bytes an instruction, see
-/// `HostileServer.Instruction`), then the TOC's XML; no XML means pkgtool's own TOC of 1.1.
+/// An input is a byte that picks the TOC (even: one of the fixture's, pkgtool's own TOC of 1.1
+/// or the same without a checksum for one changed file; odd: the XML after the script), a byte
+/// that says how many instructions follow (at most 16), the instructions (4 bytes each, see
+/// `HostileServer.Instruction`), then the TOC's XML when the first byte asks for it. Inputs
+/// that keep a fixture TOC are a few bytes long, so that mutations land on the script.
 /// The oracle (`DeltaOracle`): every installed byte equals a whole install of the published
 /// package, or nothing is installed and 1.0 is intact.
 final class DeltaTarget {
-    /// The longest script read: 16 instructions.
-    static let maximumScript = 64
+    /// The most instructions read.
+    static let maximumInstructions = 16
 
     private let work: String
     private let fixture: DeltaFixture
@@ -27,15 +30,17 @@ final class DeltaTarget {
         previousBytes = try Data(contentsOf: URL(fileURLWithPath: fixture.previousPackage))
     }
 
-    /// The seeds: pkgtool's TOC alone, with instructions of every kind, and the TOC without a
-    /// checksum for one changed file; each a different road through the delta path.
+    /// The seeds: pkgtool's TOC and the same without a checksum for one changed file, each
+    /// alone and with instructions of every kind; each a different road through the delta path.
     func seeds() -> [String: [UInt8]] {
         typealias I = HostileServer.Instruction
-        func input(_ script: [UInt8], _ toc: [UInt8]) -> [UInt8] { [UInt8(script.count & 0xFF), UInt8(script.count >> 8)] + script + toc }
-        var seeds = ["delta-plain": input([], fixture.latest.toc),
-                     "delta-no-checksum": input([], fixture.latestWithoutChecksum)]
-        for fault in HostileServer.Fault.allCases {
-            seeds["delta-\(fault)"] = input(I.encode(request: 1, fault, parameter: 0x4000), fixture.latest.toc)
+        func input(_ toc: UInt8, _ script: [UInt8], _ xml: [UInt8] = []) -> [UInt8] { [toc, UInt8(script.count / 4)] + script + xml }
+        var seeds = ["delta-toc-xml": input(1, [], fixture.latest.toc), "delta-toc-xml-no-checksum": input(1, [], fixture.latestWithoutChecksum)]
+        for (name, toc) in [("", UInt8(0)), ("no-checksum-", 2)] {
+            seeds["delta-\(name)plain"] = input(toc, [])
+            for fault in HostileServer.Fault.allCases {
+                seeds["delta-\(name)\(fault)"] = input(toc, I.encode(request: 0, fault, parameter: 0x8000) + I.encode(request: 1, fault, parameter: 0x4000))
+            }
         }
         return seeds
     }
@@ -43,11 +48,12 @@ final class DeltaTarget {
     /// Runs one input; what the sync did, in words, for a replay to print.
     @discardableResult
     func run(_ input: [UInt8]) -> String {
-        let scriptLength = input.count >= 2 ? min(Int(input[0]) | Int(input[1]) << 8, Self.maximumScript) : 0
-        let script = Array(input.dropFirst(2).prefix(scriptLength))
-        let xml = Array(input.dropFirst(2 + script.count))
-        let toc = xml.isEmpty ? fixture.latest.toc : xml
+        guard input.count >= 2 else { return "too short" }
+        let count = min(Int(input[1]), Self.maximumInstructions)
+        let script = Array(input.dropFirst(2).prefix(4 * count))
         let instructions = stride(from: 0, to: script.count - 3, by: 4).map { HostileServer.Instruction(script[$0 ..< $0 + 4]) }
+        let toc = input[0] % 2 == 1 ? Array(input.dropFirst(2 + script.count))
+            : input[0] / 2 % 2 == 0 ? fixture.latest.toc : fixture.latestWithoutChecksum
         let package = Data(XarAssembly(toc: toc, heap: fixture.latest.heap).bytes)
         let packagePath = work + "/latest.pkg"
         guard FileManager.default.createFile(atPath: packagePath, contents: package),
@@ -113,5 +119,6 @@ final class DeltaTarget {
 /// A value handed from a task to the thread waiting for it.
 private final class ResultBox<T>: @unchecked Sendable {
     // @unchecked: written once by the task before the semaphore, read after it.
+    /// The task's result, once it has ended.
     var value: T?
 }

@@ -5,6 +5,8 @@ import Foundation
 /// `package` (the default: readers, rules, installer), `catalog`, `chunks` (the TOC parser and
 /// chunk tables) and `delta` (a sync against a hostile in-memory server).
 enum FuzzTarget: String, CaseIterable {
+    /// Readers, rules and installer (`FuzzHarness`); `catalog.json`'s parser (`CatalogTarget`);
+    /// the TOC parser and chunk tables (`ChunkTableTarget`); a sync (`DeltaTarget`).
     case package, catalog, chunks, delta
 
     /// The target `arguments` name; nil (with a message) for an unknown one.
@@ -32,7 +34,6 @@ enum FuzzTarget: String, CaseIterable {
         let seeds: () -> [String: [UInt8]]
 
         /// The runner of `target`, its fixture made.
-
         init(_ target: FuzzTarget) throws {
             switch target {
             case .package:
@@ -121,6 +122,7 @@ func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CC
 /// `pkgfuzz [--target=NAME] FILE...`, one `ok FILE` line each; an oracle's finding aborts.
 @main
 struct FuzzReplay {
+    /// Replays each file named on the command line.
     static func main() throws {
         let arguments = CommandLine.arguments
         let runner = prepare(arguments)

@@ -32,6 +32,10 @@ final class HostileServer: HTTPTransport, @unchecked Sendable {
         /// The first byte of this body and of every later one inverted (issue 38's server, which
         /// alters each range from one file's data on).
         case invertFromHere
+        /// From this request on, the package's byte at a place the parameter picks (scaled to
+        /// the package's size) inverted in every body that holds it: content altered in transit,
+        /// wherever the client's ranges happen to fall.
+        case alterPackageByte
     }
 
     /// One instruction: the request it applies to, what to do, and a parameter (an offset or a
@@ -44,7 +48,7 @@ final class HostileServer: HTTPTransport, @unchecked Sendable {
         /// Four bytes of script: request, fault, and a 16-bit parameter.
         init(_ bytes: ArraySlice<UInt8>) {
             let b = Array(bytes)
-            request = Int(b[0] % 16)
+            request = Int(b[0] % 8)
             fault = Fault(rawValue: b[1] % UInt8(Fault.allCases.count))!
             parameter = Int(b[2]) << 8 | Int(b[3])
         }
@@ -64,6 +68,7 @@ final class HostileServer: HTTPTransport, @unchecked Sendable {
     private let lock = NSLock()
     private var served = 0
     private var alteringFromHere = false
+    private var alteredOffsets: Set<Int64> = []
 
     /// Serves `files` by URL path; requests for `latestPath` follow `script`.
     init(files: [String: Data], latestPath: String, script: [Instruction]) {
@@ -75,6 +80,8 @@ final class HostileServer: HTTPTransport, @unchecked Sendable {
     /// Requests for the new package answered so far.
     var latestRequests: Int { lock.withLock { served } }
 
+    /// The answer to `request`: the file's bytes, or the range asked for, unless an
+    /// instruction for it says otherwise.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse {
         try Task.checkCancellation()
         let path = request.url.path
@@ -87,12 +94,15 @@ final class HostileServer: HTTPTransport, @unchecked Sendable {
         }
         var fault: Instruction?
         var invert = false
+        var altered: Set<Int64> = []
         if path == latestPath {
             lock.withLock {
                 fault = script.first { $0.request == served }
                 served += 1
                 if fault?.fault == .invertFromHere { alteringFromHere = true }
+                if let fault, fault.fault == .alterPackageByte { alteredOffsets.insert(Int64(fault.parameter) * size / 65_536) }
                 invert = alteringFromHere
+                altered = alteredOffsets
             }
         }
         var status = request.range == nil ? 200 : 206
@@ -121,12 +131,16 @@ final class HostileServer: HTTPTransport, @unchecked Sendable {
         default: break
         }
         if invert, !body.isEmpty { body[body.startIndex] ^= 0xFF }
+        for offset in altered where offset >= lower && offset < lower + Int64(body.count) {
+            body[body.startIndex + Int(offset - lower)] ^= 0xFF
+        }
         length = failAfter == nil ? Int64(body.count) : Int64(upper - lower)
         let head = HTTPResponseHead(statusCode: status, contentLength: length,
                                     contentRange: status == 206 ? ContentRange(first: lower, last: upper - 1, total: size) : nil)
         return HTTPResponse(head: head, body: Self.body(body, failAfter: failAfter, url: request.url.absoluteString))
     }
 
+    /// A bare status with `body`.
     private static func reply(_ status: Int, body: Data) -> HTTPResponse {
         HTTPResponse(head: HTTPResponseHead(statusCode: status, contentLength: Int64(body.count)), body: Self.body(body, failAfter: nil, url: ""))
     }
@@ -148,10 +162,12 @@ private final class BodyReader: @unchecked Sendable {
     private let lock = NSLock()
     private var position = 0
 
+    /// Hands over `data`, then ends, or (with `fails`) loses the connection.
     init(_ data: Data, fails: Bool, url: String) {
         (self.data, self.fails, self.url) = (data, fails, url)
     }
 
+    /// The next piece, nil at the end.
     func next() throws -> Data? {
         try lock.withLock {
             guard position < data.count else {

@@ -6,9 +6,13 @@ import Foundation
 struct InstalledSnapshot: Equatable {
     /// One entry.
     enum Entry: Equatable {
+        /// A regular file: its permission bits and bytes.
         case file(mode: mode_t, bytes: Data)
+        /// A folder: its permission bits.
         case folder(mode: mode_t)
+        /// A symbolic link: its target.
         case link(String)
+        /// Anything else: its whole mode.
         case other(mode_t)
     }
 
@@ -22,6 +26,7 @@ struct InstalledSnapshot: Equatable {
         walk(path, relative: "")
     }
 
+    /// Adds everything below `folder`, its paths led by `relative`.
     private mutating func walk(_ folder: String, relative: String) {
         for name in ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).sorted() {
             let path = folder + "/" + name, key = relative.isEmpty ? name : relative + "/" + name

@@ -58,6 +58,7 @@ struct XarAssembly {
         return out
     }
 
+    /// `value`'s bytes, most significant first.
     private static func bigEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
         withUnsafeBytes(of: value.bigEndian) { Array($0) }
     }

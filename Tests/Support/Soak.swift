@@ -28,6 +28,11 @@ public struct SoakOptions: Sendable {
     /// Asked between runs and while one runs: true stops the soak (the run in progress is
     /// killed and not checked), as when `pkgsoak` is interrupted.
     public var stopRequested: @Sendable () -> Bool = { false }
+    /// For the soak's self-test only: each published package has a byte of a file without a
+    /// checksum inverted, its catalog entry rewritten to match, so that a sync without `--trust`
+    /// installs what is not the reference, as a sync that skips a check would from a server that
+    /// alters bodies. Every install must then be reported as a violation.
+    public var publisherAlters = false
 
     /// A soak of `runs` syncs from `seed`, with the limits of `make soak`.
     public init(seed: UInt64, runs: Int = 300, timeLimit: TimeInterval = 540, pkgtool: String = CommandRunner.pkgtool,
@@ -71,7 +76,7 @@ public enum Soak {
         let scratch = try Scratch()
         var report = SoakReport(seed: options.seed, plannedRuns: options.runs)
         let root = SeededRandom(seed: options.seed)
-        let product = try SoakProduct(pkgtool: options.pkgtool, work: scratch.path("work"), random: root.stream(1))
+        let product = try SoakProduct(pkgtool: options.pkgtool, work: scratch.path("work"), random: root.stream(1), alters: options.publisherAlters)
         let server = try FaultHTTPServer(root: product.published)
         defer { server.stop() }
         // An ignored signal stays ignored across exec: a soak started with SIGTERM ignored (as

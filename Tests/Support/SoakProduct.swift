@@ -39,9 +39,14 @@ final class SoakProduct {
     /// The names of the small files the last `evolve` changed or added.
     private var changed: [String] = []
 
-    /// A product not yet published, whose packages and sources go under `work`.
-    init(pkgtool: String, work: String, random: SeededRandom) throws {
+    /// Whether each package is altered once published (see `SoakOptions.publisherAlters`).
+    private let alters: Bool
+
+    /// A product not yet published, whose packages and sources go under `work`; with `alters`,
+    /// each package is altered once published, its catalog entry rewritten to match.
+    init(pkgtool: String, work: String, random: SeededRandom, alters: Bool = false) throws {
         self.pkgtool = pkgtool
+        self.alters = alters
         self.work = work
         self.random = random
         published = work + "/published"
@@ -84,7 +89,7 @@ final class SoakProduct {
         try run(["create", source, "-o", package] + (fastLevel ? ["--level", "1"] : []))
         // The files this version changed, all fetched by a delta (the pages by ranges of their
         // own once large files come before them in the heap).
-        let withoutChecksums = random.chance(0.5) ? try SoakChecksumRemoval.strip(changed, inPackageAt: package) : []
+        let withoutChecksums = random.chance(0.5) || alters ? try SoakChecksumRemoval.strip(changed, inPackageAt: package) : []
         let reference = work + "/reference-" + version
         try run(["extract", package, "--documents", reference])
         let tree = snapshot(reference + "/" + Self.identifier + "/" + version)
@@ -92,8 +97,23 @@ final class SoakProduct {
         try? FileManager.default.removeItem(atPath: reference)
         try? FileManager.default.removeItem(atPath: source)
         try run(["publish", package, "--to", published])
+        if alters, let file = withoutChecksums.first { try alterPublished(version, at: file.offset) }
         let size = (try FileManager.default.attributesOfItem(atPath: package)[.size] as? NSNumber)?.intValue ?? 0
         versions.append(SoakVersion(version: version, size: size, reference: tree, withoutChecksums: withoutChecksums, fastLevel: fastLevel))
+    }
+
+    /// Inverts the byte at `offset` of the published package of `version` and puts its new sha256
+    /// in the catalog (its TOC, and so its `tocSHA256`, are as they were): a package that a sync
+    /// without `--trust` cannot tell from the one published, and that is not the reference.
+    private func alterPublished(_ version: String, at offset: Int) throws {
+        let path = published + "/" + Self.identifier + "/" + version + ".pkg"
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: path))
+        let before = sha256Hex(bytes)
+        bytes[offset] ^= 0xFF
+        try bytes.write(to: URL(fileURLWithPath: path), options: .atomic)
+        let catalog = published + "/catalog.json"
+        let text = try String(contentsOfFile: catalog, encoding: .utf8)
+        try text.replacingOccurrences(of: before, with: sha256Hex(bytes)).write(toFile: catalog, atomically: true, encoding: .utf8)
     }
 
     /// Changes the files for version `index`: one changed file, one page edited, one added, one
