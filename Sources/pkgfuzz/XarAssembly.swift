@@ -1,7 +1,6 @@
 import Crypto
 import Foundation
 import PkgKit
-import PkgKitFormat
 
 /// A xar package taken apart into its table of contents (the XML) and its heap, and put back
 /// together around another TOC: what the delivery targets hand the fuzzer to rewrite. The heap's

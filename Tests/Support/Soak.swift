@@ -180,8 +180,10 @@ public enum Soak {
         if record != nil && record != observation.previous {
             report.installs += 1
             let json = (try? JSONSerialization.jsonObject(with: Data(observation.stdout.utf8))) as? [String: Any]
-            if let products = json?["products"] as? [[String: Any]], products.contains(where: { $0["delta"] as? Bool == true }) {
+            if let products = json?["products"] as? [[String: Any]], let delta = products.first(where: { $0["delta"] as? Bool == true }) {
                 report.deltaInstalls += 1
+                report.deltaBytes += (delta["bytesDownloaded"] as? Int) ?? 0
+                report.deltaPackageBytes += observation.latest.size
             }
         }
         switch observation.status {

@@ -39,7 +39,7 @@ public enum SoakFault: String, CaseIterable, Sendable, Comparable {
     case alteredBody = "200, a byte inverted"
     /// The first byte of a file that has no checksum in its package's TOC inverted, in whatever
     /// body holds it (a range, a whole package): what a sync must never install.
-    case alteredUnverified = "unverified file's byte inverted"
+    case alteredUnverified = "unchecked file's byte inverted"
     /// Order of declaration, for the report.
     public static func < (lhs: SoakFault, rhs: SoakFault) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!

@@ -38,6 +38,8 @@ final class SoakProduct {
     private var files: [String: Data] = [:]
     /// The names of the small files the last `evolve` changed or added.
     private var changed: [String] = []
+    /// The size class of the last version.
+    private var lastSize = SoakSize.small
 
     /// Whether each package is altered once published (see `SoakOptions.publisherAlters`).
     private let alters: Bool
@@ -120,10 +122,11 @@ final class SoakProduct {
     /// sometimes removed, and the large files of its size class (kept from the version before
     /// when it had them, so that a delta reuses them).
     private func evolve(_ index: Int) {
-        enum Size { case small, medium, large }
-        // The first three give every kind early; then at random.
-        let size: Size = index < 3 ? [.small, .medium, .large][index]
-            : random.weighted([(.small, 0.35), (.medium, 0.45), (.large, 0.2)])
+        // The first three give every kind early; then at random, the class of the version before
+        // kept half the time, so that large versions follow one another and update by chunks.
+        let size: SoakSize = index < 3 ? [.small, .medium, .large][index]
+            : random.chance(0.5) ? lastSize : random.weighted([(.small, 0.35), (.medium, 0.45), (.large, 0.2)])
+        lastSize = size
         files["data/changing.bin"] = random.data(Int.random(in: 4_096...16_384, using: &random))
         let pages = files.keys.filter { $0.hasPrefix("pages/") }.sorted()
         changed = ["changing.bin", "new-\(index).txt"]
@@ -168,6 +171,10 @@ final class SoakProduct {
         }
     }
 }
+
+/// How large a version of the soak's product is: a few pages, a few hundred kB more, or a few
+/// MB more in files with chunk tables.
+private enum SoakSize { case small, medium, large }
 
 extension SeededRandom {
     /// `count` random bytes: content that does not compress.

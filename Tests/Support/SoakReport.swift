@@ -35,6 +35,10 @@ public struct SoakReport: Sendable {
     public var versionsWithoutChecksums: [String] = []
     /// Installs that sync reported as deltas.
     public var deltaInstalls = 0
+    /// Package bytes those deltas downloaded.
+    public var deltaBytes = 0
+    /// The sizes of their packages, added up.
+    public var deltaPackageBytes = 0
     /// Runs that began with an empty Documents folder (a new device).
     public var wipes = 0
     /// Requests answered without a fault.
@@ -85,7 +89,8 @@ public struct SoakReport: Sendable {
         }
         lines.append("  signals              SIGTERM \(signals["SIGTERM", default: 0]), SIGKILL \(signals["SIGKILL", default: 0])"
                      + " (\(signalsNotNeeded) more planned for runs that ended first)")
-        lines.append("  outcomes             installed \(installs) (\(deltaInstalls) as deltas), unchanged \(unchanged), refused (1) \(refusals), failed (2) \(failures),"
+        lines.append("  outcomes             installed \(installs) (\(deltaInstalls) as deltas, fetching"
+                     + " \(deltaPackageBytes == 0 ? 0 : deltaBytes * 100 / deltaPackageBytes)% of their packages), unchanged \(unchanged), refused (1) \(refusals), failed (2) \(failures),"
                      + " interrupted (143) \(interrupted), killed \(killed), hung (killed by the soak) \(hung)")
         lines.append("  at the end           \(versionFoldersLeft) version folders, and " + leftInProductFolder.joined(separator: " "))
         lines.append("  violations           \(violations.count)")
