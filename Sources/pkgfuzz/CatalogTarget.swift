@@ -27,8 +27,7 @@ enum CatalogTarget {
 
     /// Reports a broken promise and aborts: libFuzzer keeps the input.
     private static func fail(_ problem: String) -> Never {
-        FileHandle.standardError.write(Data("catalog oracle: \(problem)\n".utf8))
-        abort()
+        FuzzTarget.fail("catalog oracle: \(problem)")
     }
 
     /// The seeds: a catalog as `publish` writes it, with a second product, a null `tocSHA256`

@@ -58,7 +58,6 @@ final class ChunkTableTarget {
 
     /// Reports a broken promise and aborts: libFuzzer keeps the input.
     private func fail(_ problem: String) -> Never {
-        FileHandle.standardError.write(Data("chunk table oracle: \(problem)\n".utf8))
-        abort()
+        FuzzTarget.fail("chunk table oracle: \(problem)")
     }
 }

@@ -62,7 +62,7 @@ final class DeltaTarget {
         let documents = work + "/Documents"
         try? FileManager.default.removeItem(atPath: documents)
         guard (try? Installer(documents: documents).install(fixture.previousPackage))?.status == .installed else {
-            fatalError("1.0 no longer installs")
+            FuzzTarget.fail("delta target: its 1.0 no longer installs")
         }
         let id = DeltaFixture.productIdentifier
         let latestEntry = CatalogVersion(contentVersion: ContentVersion("1.1")!, url: "\(id)/1.1.pkg", size: digest.size,
@@ -81,8 +81,7 @@ final class DeltaTarget {
         let problem = DeltaOracle(productFolder: documents + "/" + id, previous: fixture.previousTree, reference: reference)
             .violation(report?.products.first)
         if let problem {
-            FileHandle.standardError.write(Data("delta oracle: \(problem)\n    script: \(instructions.map { "request \($0.request): \($0.fault) \($0.parameter)" })\n".utf8))
-            abort()
+            FuzzTarget.fail("delta oracle: \(problem)\n    script: \(instructions.map { "request \($0.request): \($0.fault) \($0.parameter)" })")
         }
         let product = report?.products.first
         return "\(product?.status.rawValue ?? "no report"), delta \(product?.delta ?? false), \(server.latestRequests) requests for 1.1"

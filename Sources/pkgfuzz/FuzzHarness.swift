@@ -40,8 +40,7 @@ enum FuzzHarness {
         try? FileManager.default.removeItem(atPath: documents)
         let report = try? Installer(documents: documents).install(inputPath, options: InstallOptions(limits: context.limits))
         if let violation = InstallOracle.violation(workFolder: workFolder, documents: documents, report: report) {
-            FileHandle.standardError.write(Data("install oracle: \(violation)\n".utf8))
-            abort()
+            FuzzTarget.fail("install oracle: \(violation)")
         }
         try? FileManager.default.removeItem(atPath: documents)
     }

@@ -62,6 +62,14 @@ enum FuzzTarget: String, CaseIterable {
         try? FileManager.default.removeItem(atPath: FuzzHarness.workFolder)
         try? FileManager.default.removeItem(atPath: workFolder)
     }
+
+    /// Reports an oracle's finding and aborts, which libFuzzer takes for a crash (it saves the
+    /// input); the work folders go first, which `atexit` would not see to.
+    static func fail(_ finding: String) -> Never {
+        FileHandle.standardError.write(Data((finding + "\n").utf8))
+        cleanUp()
+        abort()
+    }
 }
 
 /// The runner of the chosen target, made from `main` before libFuzzer starts.
