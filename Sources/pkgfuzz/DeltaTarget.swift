@@ -20,7 +20,9 @@ final class DeltaTarget {
     private let work: String
     private let fixture: DeltaFixture
     private let previousBytes: Data
-    /// Whole installs of 1.1 by TOC, nil when the whole package is refused (the last few TOCs).
+    /// 1.0's catalog entry.
+    private let previousEntry: CatalogVersion
+    /// Whole installs of 1.1 by TOC (nil: refused), for the last 64 TOCs met.
     private var references: [[UInt8]: InstalledSnapshot?] = [:]
 
     /// A target working in `work`, its fixture made there.
@@ -28,6 +30,9 @@ final class DeltaTarget {
         self.work = work
         fixture = try DeltaFixture(folder: work + "/fixture")
         previousBytes = try Data(contentsOf: URL(fileURLWithPath: fixture.previousPackage))
+        let digest = try PackageDigest.compute(fixture.previousPackage, xar: true)
+        previousEntry = CatalogVersion(contentVersion: ContentVersion("1.0")!, url: "\(DeltaFixture.productIdentifier)/1.0.pkg", size: digest.size,
+                                       sha256: digest.sha256, tocSHA256: digest.tocSHA256, fileCount: 3, payloadBytes: 1_500_000)
     }
 
     /// The seeds: pkgtool's TOC and the same without a checksum for one changed file, each
@@ -67,10 +72,6 @@ final class DeltaTarget {
         let id = DeltaFixture.productIdentifier
         let latestEntry = CatalogVersion(contentVersion: ContentVersion("1.1")!, url: "\(id)/1.1.pkg", size: digest.size,
                                          sha256: digest.sha256, tocSHA256: digest.tocSHA256, fileCount: 4, payloadBytes: 2_900_000)
-        let previousDigest = try? PackageDigest.compute(fixture.previousPackage, xar: true)
-        let previousEntry = CatalogVersion(contentVersion: ContentVersion("1.0")!, url: "\(id)/1.0.pkg", size: Int64(previousBytes.count),
-                                           sha256: previousDigest?.sha256 ?? "", tocSHA256: previousDigest?.tocSHA256,
-                                           fileCount: 3, payloadBytes: 1_500_000)
         let catalog = Catalog(products: [CatalogProduct(productIdentifier: id, latest: latestEntry.contentVersion,
                                                         versions: [latestEntry, previousEntry])])
         let server = HostileServer(files: ["/catalog.json": catalog.encoded(), "/\(id)/1.1.pkg": package, "/\(id)/1.0.pkg": previousBytes],
