@@ -114,7 +114,7 @@ let package = Package(
         // with everything else; `PortabilityTests` runs it and reads what it links.
         .executableTarget(name: "portability-check", dependencies: ["PkgKit"], path: "Tests/Portability"),
         // libFuzzer harness over readers + rules (`make fuzz`); a plain build replays inputs.
-        .executableTarget(name: "pkgfuzz", dependencies: ["PkgKit", "PkgKitArchive"]),
+        .executableTarget(name: "pkgfuzz", dependencies: ["PkgKit", "PkgKitArchive", .product(name: "Crypto", package: "swift-crypto")]),
         // What every test target shares: scratch folders, running the built binary, crafting xar.
         .target(
             name: "TestSupport",

@@ -40,47 +40,8 @@ enum FuzzHarness {
         try? FileManager.default.removeItem(atPath: documents)
         let report = try? Installer(documents: documents).install(inputPath, options: InstallOptions(limits: context.limits))
         if let violation = InstallOracle.violation(workFolder: workFolder, documents: documents, report: report) {
-            FileHandle.standardError.write(Data("install oracle: \(violation)\n".utf8))
-            abort()
+            FuzzTarget.fail("install oracle: \(violation)")
         }
         try? FileManager.default.removeItem(atPath: documents)
     }
 }
-
-#if FUZZING
-/// libFuzzer's driver, called from our own entry point.
-@_silgen_name("LLVMFuzzerRunDriver")
-func LLVMFuzzerRunDriver(_ argc: UnsafeMutablePointer<CInt>,
-                         _ argv: UnsafeMutablePointer<UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?>,
-                         _ callback: @convention(c) (UnsafePointer<UInt8>?, Int) -> CInt) -> CInt
-
-/// The function libFuzzer calls with each input.
-@_cdecl("LLVMFuzzerTestOneInput")
-public func fuzzOneInput(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt {
-    FuzzHarness.run(UnsafeRawBufferPointer(start: data, count: size))
-    return 0
-}
-
-/// SwiftPM links an executable's `main` to `<module>_main`, so libFuzzer's own `main` is never
-/// used; this one hands control to libFuzzer's driver instead (`make fuzz` builds with
-/// `-sanitize=fuzzer -D FUZZING`).
-@_cdecl("pkgfuzz_main")
-func fuzzMain(_ argc: CInt, _ argv: UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>?) -> CInt {
-    var count = argc
-    var arguments = argv
-    return LLVMFuzzerRunDriver(&count, &arguments, fuzzOneInput)
-}
-#else
-/// Without libFuzzer, replays saved inputs (crashers, seeds) through the same harness.
-@main
-struct FuzzReplay {
-    static func main() throws {
-        for path in CommandLine.arguments.dropFirst() {
-            let data = try Data(contentsOf: URL(fileURLWithPath: path))
-            data.withUnsafeBytes { FuzzHarness.run($0) }
-            print("ok \(path)")
-        }
-        try? FileManager.default.removeItem(atPath: FuzzHarness.workFolder)
-    }
-}
-#endif

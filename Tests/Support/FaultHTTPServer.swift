@@ -41,6 +41,9 @@ public final class FaultHTTPServer: @unchecked Sendable {
         /// the range moved by `shift` bytes (or, when it covers the whole file, one byte shorter).
         /// A request without a Range header gets a 206 too.
         case wrongContentRange(shift: Int)
+        /// Answer as asked, with the body's byte at `at` inverted (when the body has one): a
+        /// server, cache or middlebox that alters content in transit.
+        case invertByte(at: Int)
     }
 
     /// What a `.longBody` response says its length is.
@@ -291,6 +294,7 @@ public final class FaultHTTPServer: @unchecked Sendable {
             extraHeaders = "Content-Range: bytes \(lower)-\(upper - 1)/\(data.count)\r\n"
         }
         var payload = data.subdata(in: lower..<upper)
+        if case .invertByte(let at) = fault, at >= 0, at < payload.count { payload[at] ^= 0xFF }
         var length: Int? = payload.count
         if case .longBody(let extra, let announce) = fault {
             payload.append(Data(repeating: 0x5A, count: extra))

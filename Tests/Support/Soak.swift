@@ -28,6 +28,11 @@ public struct SoakOptions: Sendable {
     /// Asked between runs and while one runs: true stops the soak (the run in progress is
     /// killed and not checked), as when `pkgsoak` is interrupted.
     public var stopRequested: @Sendable () -> Bool = { false }
+    /// For the soak's self-test only: each published package has a byte of a file without a
+    /// checksum inverted, its catalog entry rewritten to match, so that a sync without `--trust`
+    /// installs what is not the reference, as a sync that skips a check would from a server that
+    /// alters bodies. Every install must then be reported as a violation.
+    public var publisherAlters = false
 
     /// A soak of `runs` syncs from `seed`, with the limits of `make soak`.
     public init(seed: UInt64, runs: Int = 300, timeLimit: TimeInterval = 540, pkgtool: String = CommandRunner.pkgtool,
@@ -71,7 +76,7 @@ public enum Soak {
         let scratch = try Scratch()
         var report = SoakReport(seed: options.seed, plannedRuns: options.runs)
         let root = SeededRandom(seed: options.seed)
-        let product = try SoakProduct(pkgtool: options.pkgtool, work: scratch.path("work"), random: root.stream(1))
+        let product = try SoakProduct(pkgtool: options.pkgtool, work: scratch.path("work"), random: root.stream(1), alters: options.publisherAlters)
         let server = try FaultHTTPServer(root: product.published)
         defer { server.stop() }
         // An ignored signal stays ignored across exec: a soak started with SIGTERM ignored (as
@@ -110,6 +115,7 @@ public enum Soak {
             if run == nextPublish {
                 try product.publishNext()
                 report.versions.append(product.latest!.version)
+                if !product.latest!.withoutChecksums.isEmpty { report.versionsWithoutChecksums.append(product.latest!.version) }
                 nextPublish = run + Int.random(in: gap, using: &schedule)
             }
             var random = root.stream(1000 + UInt64(run))
@@ -129,6 +135,8 @@ public enum Soak {
                 let violation = SoakViolation(run: run, seed: options.seed, problems: problems, context: observation.context)
                 report.violations.append(violation)
                 options.progress(violation.description)
+                // A new device: later runs start clean instead of reporting the same damage again.
+                try? FileManager.default.removeItem(atPath: setting.documents)
             }
             report.runs = run + 1
             if report.runs % options.progressEvery == 0 {
@@ -169,7 +177,15 @@ public enum Soak {
         }
         if observation.forced != nil { report.hung += 1 }
         let record = readRecord(observation.productFolder)?.version
-        if record != nil && record != observation.previous { report.installs += 1 }
+        if record != nil && record != observation.previous {
+            report.installs += 1
+            let json = (try? JSONSerialization.jsonObject(with: Data(observation.stdout.utf8))) as? [String: Any]
+            if let products = json?["products"] as? [[String: Any]], let delta = products.first(where: { $0["delta"] as? Bool == true }) {
+                report.deltaInstalls += 1
+                report.deltaBytes += (delta["bytesDownloaded"] as? Int) ?? 0
+                report.deltaPackageBytes += observation.latest.size
+            }
+        }
         switch observation.status {
         case 0 where record == observation.previous: report.unchanged += 1
         case 1: report.refusals += 1
@@ -244,7 +260,7 @@ struct SoakRun {
         if random.chance(0.15) { arguments.append("--no-delta") }
         if random.chance(0.3) { arguments += ["--keep", String(Int.random(in: 1...3, using: &random))] }
         self.arguments = arguments
-        plan = SoakFaultPlan(random: random.stream(1), clean: last || random.chance(0.2))
+        plan = SoakFaultPlan(random: random.stream(1), clean: last || random.chance(0.2), unverifiedData: product.unverifiedData)
         let kind = last ? 0 : random.weighted([(0, 0.55), (SIGTERM, 0.3), (SIGKILL, 0.15)])
         if kind != 0 {
             let expected = Self.expectedTransfer(previous: previous.flatMap(product.version), latest: latest,

@@ -30,6 +30,16 @@ public enum SoakFault: String, CaseIterable, Sendable, Comparable {
     case truncatedCatalog = "truncated catalog"
     /// An HTML error page, status 200, for the catalog.
     case htmlCatalog = "HTML page for the catalog"
+    /// 206 as asked, the first byte of the range inverted (issue 38's server, which did so from
+    /// one file's data on).
+    case alteredRangeStart = "206, first byte inverted"
+    /// 206 as asked, one byte of the range inverted.
+    case alteredRange = "206, a byte inverted"
+    /// 200 and the whole file, one byte of it inverted.
+    case alteredBody = "200, a byte inverted"
+    /// The first byte of a file that has no checksum in its package's TOC inverted, in whatever
+    /// body holds it (a range, a whole package): what a sync must never install.
+    case alteredUnverified = "unchecked file's byte inverted"
     /// Order of declaration, for the report.
     public static func < (lhs: SoakFault, rhs: SoakFault) -> Bool {
         allCases.firstIndex(of: lhs)! < allCases.firstIndex(of: rhs)!
@@ -58,6 +68,11 @@ public enum SoakFault: String, CaseIterable, Sendable, Comparable {
         case .wholeForRange: return [0]
         // Not a catalog: `invalid-catalog`, refused as a whole.
         case .truncatedCatalog, .htmlCatalog: return [1]
+        // Bytes that are not the published ones: refused, or (a delta's range) the package
+        // downloaded whole instead; never installed, which the record check sees.
+        case .alteredRangeStart, .alteredRange, .alteredUnverified: return [0, 1]
+        // The whole package is checked against the catalog's sha256.
+        case .alteredBody: return [1]
         }
     }
 
@@ -71,7 +86,8 @@ public enum SoakFault: String, CaseIterable, Sendable, Comparable {
             (.drop, 3), (.stall, 1), (.trickle, 1), (.overlongWithLength, 1), (.overlongWithoutLength, 1.5),
             (.overlongPastLength, 0.5), (.shortWithLength, 1), (.shortWithoutLength, 1), (.serverError, 2), (.notFound, 0.7),
         ]
-        if ranged { kinds += [(.wholeForRange, 1.5), (.wrongContentRange, 1.5)] }
+        kinds += ranged ? [(.wholeForRange, 1.5), (.wrongContentRange, 1.5), (.alteredRangeStart, 2.5), (.alteredRange, 1.5)]
+                        : [(.alteredBody, 1)]
         return kinds
     }
 
@@ -104,6 +120,8 @@ public enum SoakFault: String, CaseIterable, Sendable, Comparable {
             return .shortBody(missing: Int.random(in: 1...max(1, length - 1), using: &random),
                               contentLength: random.chance(0.5) ? .sent : .absent)
         case .htmlCatalog: return .htmlInsteadOfFile
+        case .alteredRangeStart: return .invertByte(at: 0)
+        case .alteredRange, .alteredBody, .alteredUnverified: return .invertByte(at: offset)
         }
     }
 }
@@ -134,15 +152,22 @@ final class SoakFaultPlan: @unchecked Sendable {
     private var behaved = 0
     private let catalogRate: Double
     private let packageRate: Double
+    /// Issue 38's server, in some runs: it inverts the first byte of every file without a
+    /// checksum in every body it serves that holds it, besides the budget.
+    private let altersUnverified: Bool
+    /// Where such files' data starts, by package path.
+    private let unverifiedData: [String: [Int]]
 
     /// A plan drawn from `random`: none when `clean`, else 1 to 3 faults, each request faulted
     /// with a probability drawn for the run.
-    init(random: SeededRandom, clean: Bool) {
+    init(random: SeededRandom, clean: Bool, unverifiedData: [String: [Int]] = [:]) {
         var random = random
         budget = clean ? 0 : Int.random(in: 1...3, using: &random)
         slowLeft = 1
         catalogRate = Double.random(in: 0.15...0.4, using: &random)
         packageRate = Double.random(in: 0.4...0.8, using: &random)
+        altersUnverified = !clean && random.chance(0.35)
+        self.unverifiedData = unverifiedData
         self.random = random
     }
 
@@ -151,6 +176,14 @@ final class SoakFaultPlan: @unchecked Sendable {
         lock.withLock {
             let catalog = request.path.hasSuffix("/catalog.json")
             let package = request.path.hasSuffix(".pkg")
+            if altersUnverified, let length = request.bodyLength, let offsets = unverifiedData[request.path] {
+                let start = request.range.flatMap { Int($0.dropFirst("bytes=".count).prefix { $0 != "-" }) } ?? 0
+                if let offset = offsets.first(where: { $0 >= start && $0 < start + length }) {
+                    let fault = FaultHTTPServer.Fault.invertByte(at: offset - start)
+                    served.append(ServedFault(kind: .alteredUnverified, request: request.path + (request.range.map { " " + $0 } ?? ""), fault: fault))
+                    return fault
+                }
+            }
             guard budget > 0, catalog || package, let length = request.bodyLength,
                   random.chance(catalog ? catalogRate : packageRate) else {
                 behaved += 1

@@ -31,6 +31,14 @@ public struct SoakReport: Sendable {
     public var timeoutFlag: Int?
     /// Versions published during the soak.
     public var versions: [String] = []
+    /// Versions whose TOC leaves some files' checksums out.
+    public var versionsWithoutChecksums: [String] = []
+    /// Installs that sync reported as deltas.
+    public var deltaInstalls = 0
+    /// Package bytes those deltas downloaded.
+    public var deltaBytes = 0
+    /// The sizes of their packages, added up.
+    public var deltaPackageBytes = 0
     /// Runs that began with an empty Documents folder (a new device).
     public var wipes = 0
     /// Requests answered without a fault.
@@ -72,7 +80,8 @@ public struct SoakReport: Sendable {
         var lines = ["soak: \(runs) of \(plannedRuns) syncs in \(String(format: "%.1f", wallTime)) s, seed \(seed)"
                      + (stoppedEarly ? " (STOPPED at the time limit)" : "")]
         lines.append("  sync --timeout       " + (timeoutFlag.map { "\($0) s" } ?? "not available in this pkgtool: its default idle timeout; stalls cut at 3 s by the server"))
-        lines.append("  versions published   \(versions.count) (\(versions.first ?? "-") … \(versions.last ?? "-")); Documents emptied \(wipes) times")
+        lines.append("  versions published   \(versions.count) (\(versions.first ?? "-") … \(versions.last ?? "-")), \(versionsWithoutChecksums.count) with files"
+                     + " lacking checksums; Documents emptied \(wipes) times")
         let faultCount = faults.values.reduce(0, +)
         lines.append("  requests             \(cleanRequests + faultCount) answered, \(faultCount) with a fault")
         for (kind, count) in faults.sorted(by: { $0.key < $1.key }) {
@@ -80,7 +89,8 @@ public struct SoakReport: Sendable {
         }
         lines.append("  signals              SIGTERM \(signals["SIGTERM", default: 0]), SIGKILL \(signals["SIGKILL", default: 0])"
                      + " (\(signalsNotNeeded) more planned for runs that ended first)")
-        lines.append("  outcomes             installed \(installs), unchanged \(unchanged), refused (1) \(refusals), failed (2) \(failures),"
+        lines.append("  outcomes             installed \(installs) (\(deltaInstalls) as deltas, fetching"
+                     + " \(deltaPackageBytes == 0 ? 0 : deltaBytes * 100 / deltaPackageBytes)% of their packages), unchanged \(unchanged), refused (1) \(refusals), failed (2) \(failures),"
                      + " interrupted (143) \(interrupted), killed \(killed), hung (killed by the soak) \(hung)")
         lines.append("  at the end           \(versionFoldersLeft) version folders, and " + leftInProductFolder.joined(separator: " "))
         lines.append("  violations           \(violations.count)")
