@@ -50,7 +50,7 @@ final class ChunkTableTarget {
             }
             if table.parameters == .standard, let base { bases[file.path] = base }
         }
-        guard let plan = DeltaPlan.make(wanted: files, heapStart: toc.heapStart, packageSize: size, installed: installed, bases: bases) else { return }
+        guard let plan = try? DeltaPlan.make(wanted: files, heapStart: toc.heapStart, packageSize: size, installed: installed, bases: bases) else { return }
         for range in plan.fetch + plan.assembled.flatMap(\.fetchRanges) where range.lowerBound < toc.heapStart || range.upperBound > size {
             fail("the plan asks for bytes \(range) of a package of \(size) whose heap starts at \(toc.heapStart)")
         }

@@ -77,7 +77,7 @@ final class DeltaTarget {
         let server = HostileServer(files: ["/catalog.json": catalog.encoded(), "/\(id)/1.1.pkg": package, "/\(id)/1.0.pkg": previousBytes],
                                    latestPath: "/\(id)/1.1.pkg", script: instructions)
         let client = SyncClient(catalogURL: HostileServer.catalogURL, documents: documents, transport: server)
-        let options = SyncClient.Options(products: [id], retryPolicy: RetryPolicy(maximumAttempts: 3, initialDelay: 0, jitter: 0))
+        let options = SyncClient.Options(products: [id], trust: .unsigned, retryPolicy: RetryPolicy(maximumAttempts: 3, initialDelay: 0, jitter: 0))
         let report = Self.wait { try await client.sync(options) }
         let problem = DeltaOracle(productFolder: documents + "/" + id, previous: fixture.previousTree, reference: reference)
             .violation(report?.products.first)

@@ -51,7 +51,7 @@ import TestSupport
 
     func sync(_ s: Scratch, _ transport: ScriptedTransport) async throws -> ProductSyncResult {
         let client = SyncClient(catalogURL: Self.base.appendingPathComponent("catalog.json"), documents: s.documents, transport: transport)
-        let report = try await client.sync(SyncClient.Options(products: [Self.id], retryPolicy: instantRetries,
+        let report = try await client.sync(SyncClient.Options(products: [Self.id], trust: .unsigned, retryPolicy: instantRetries,
                                                               transferPolicy: TransferPolicy(clock: transport.clock)))
         return try #require(report.products.first)
     }

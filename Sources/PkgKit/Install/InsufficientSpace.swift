@@ -2,6 +2,7 @@ import PkgKitSupport
 import PkgKitFormat
 import PkgKitChecking
 import PkgKitReports
+import PkgKitDiagnostics
 
 /// The file system holding a product folder has no room for what an install or a sync would
 /// write: found before anything is written (or downloaded), so that an app can say "needs

@@ -1,6 +1,4 @@
 import PkgKitSupport
-import PkgKitFormat
-import PkgKitChecking
 
 /// Which catalogs a client accepts: those signed with a trusted key, or, only when the caller
 /// says so, any catalog, signed or not.

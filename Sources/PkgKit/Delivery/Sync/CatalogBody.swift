@@ -3,6 +3,7 @@ import PkgKitSupport
 import PkgKitFormat
 import PkgKitCatalog
 import PkgKitTransport
+import PkgKitDiagnostics
 
 /// A catalog's body as it arrives: decoded as it comes when the server compressed it (gzip),
 /// refused as soon as the decoded bytes pass `Catalog.maximumBytes`, so that a small compressed

@@ -1,6 +1,7 @@
 import PkgKitDiagnostics
 import PkgKitCatalog
 import PkgKitTransport
+import PkgKitInstall
 
 /// What became of one product in a sync (or, for `check`, what would).
 public enum SyncStatus: String, Sendable, Codable {

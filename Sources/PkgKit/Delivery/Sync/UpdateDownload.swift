@@ -7,6 +7,7 @@ import PkgKitReports
 import PkgKitInstall
 import PkgKitCatalog
 import PkgKitTransport
+import PkgKitIdentity
 
 /// What a device that has one package installed downloads to get another (`diff`'s
 /// `downloadBytes`): the figure `sync --check` gives, found the way it finds it. The old package
@@ -44,7 +45,8 @@ package enum UpdateDownload {
                                                installedVersion: state.installedVersion, installedFolder: state.installedFolder,
                                                limits: limits))
         guard case .update = plan else { return nil }
-        var options = SyncClient.Options(products: [id], limits: limits, cancellation: cancellation)
+        // No catalog is fetched: the entry is made here from the package itself.
+        var options = SyncClient.Options(products: [id], trust: .unsigned, limits: limits, cancellation: cancellation)
         options.freeSpace = FreeSpace { _ in nil }
         let executor = SyncExecutor(client: SyncClient(catalogURL: packageURL, documents: scratch.path), options: options,
                                     server: ServerKnowledge(catalogURL: packageURL), mode: .check, progress: nil)

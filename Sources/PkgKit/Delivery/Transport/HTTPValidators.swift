@@ -1,6 +1,5 @@
 import Foundation
 import PkgKitSupport
-import PkgKitFormat
 
 /// What identifies one version of a resource, as the server said it (`ETag`, `Last-Modified`),
 /// sent back to ask whether it changed.
