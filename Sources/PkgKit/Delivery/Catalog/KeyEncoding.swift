@@ -74,7 +74,7 @@ package enum Ed25519KeyEncoding {
             return "an encrypted private key (decrypt it with `openssl pkey -in KEY -out PLAIN.pem`; only the public key is ever shipped)"
         case "PUBLIC KEY": return "a public key (signing needs the private one: NAME.pem, not NAME.pub.pem)"
         case "PRIVATE KEY": return "a private key, which must never ship (only its public key is trusted)"
-        case "CERTIFICATE", "TRUSTED CERTIFICATE", "X509 CERTIFICATE": return "a certificate (an HTTPS certificate goes to --ca-cert)"
+        case "CERTIFICATE", "TRUSTED CERTIFICATE", "X509 CERTIFICATE": return "a certificate (a certificate is a trust root for HTTPS, not a key that signs catalogs)"
         case "CERTIFICATE REQUEST", "NEW CERTIFICATE REQUEST": return "a certificate signing request"
         case let other where other.hasSuffix("PRIVATE KEY"): return "a private key in another format ('\(PathDisplay.printable(other))')"
         default: return "a '\(PathDisplay.printable(label))' PEM block"
