@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Testing
 @testable import PkgKit
+@testable import PkgKitFormat
 
 /// A large file's chunks are compressed on several threads, each on its own, yet the stored
 /// bytes must be the very stream one zlib compressor writes when fully flushed at the same

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import PkgKit
+@testable import PkgKitFormat
 
 /// How `auto` decides whether a file is worth compressing: a level-1 pass over its first 16 KiB,
 /// and over its first 64 KiB only when those do not shrink.

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import PkgKit
+@testable import PkgKitFormat
 
 /// What a `create` level does to a file: every engine writes a zlib stream that reads back, the
 /// same bytes every time; from level 4 on a large file is never larger than bsdtar's (zlib's

@@ -3,6 +3,7 @@ import Foundation
 @testable import PkgKit
 import Testing
 import TestSupport
+@testable import PkgKitSync
 
 /// The parts of a delta update on their own, with no socket: the sparse copy, an installed file
 /// cut into chunks, a file rebuilt from chunks, the download steps on the scripted transport, and

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import Testing
 @testable import PkgKit
+@testable import PkgKitFormat
 
 /// Which files `HeapCoalescing` lets share bytes: only those of a size another file has, and
 /// always the earliest in package order, whichever thread hashed first.

@@ -3,6 +3,7 @@ import NIOCore
 import NIOEmbedded
 import Testing
 @testable import PkgKit
+@testable import PkgKitTransport
 
 /// The valve that holds an HTTP connection back while its body's read-ahead is full, on an
 /// embedded channel: which reads reach the socket, and how a body finds its connection's gate.

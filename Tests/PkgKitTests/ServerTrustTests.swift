@@ -5,6 +5,7 @@ import NIOSSL
 @testable import PkgKit
 import Testing
 import TestSupport
+@testable import PkgKitTransport
 
 /// The certificate authorities trusted besides the system's (`sync --ca-cert`, issue 31), and
 /// which system store is meant: the one openssl and curl use, `SSL_CERT_FILE` and

@@ -1,5 +1,6 @@
 import Foundation
 @testable import PkgKit
+@testable import PkgKitInstall
 import Testing
 import TestSupport
 

@@ -4,6 +4,7 @@ import Foundation
 @testable import PkgKit
 import Testing
 import TestSupport
+@testable import PkgKitTransport
 
 /// Why a certificate did not verify, judged from the chain a server presents (issue 31): its
 /// dates, then its names, else an authority this machine does not trust.

@@ -6,6 +6,7 @@ import NIOCore
 import NIOSSL
 @testable import PkgKit
 import Testing
+@testable import PkgKitTransport
 
 /// What a network failure says (issue 29 items 4 and 5, issue 31): one plain line per failure,
 /// naming the host and port or the HTTP status and what to check, never a library's own text,

@@ -3,6 +3,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import PkgKit
+@testable import PkgKitFormat
 
 /// The xar reader's read-ahead (worker threads that inflate and verify ahead of the caller) gives
 /// the same entries, bytes and verdicts as reading on one thread; `dataWanted` keeps it away from

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 import TestSupport
 @testable import PkgKit
+@testable import PkgKitFormat
 
 /// The TOC inflater works on a thread of its own, a few chunks ahead of the parser: it must hand
 /// over every byte in order however many times its ring goes round, refuse a TOC that inflates

@@ -62,7 +62,7 @@ package func makeFolders(_ path: String) throws -> [String] {
 }
 
 /// Opens a folder by path, for the calls that continue relative to it.
-package func openDirectory(_ path: String) -> Int32 {
+func openDirectory(_ path: String) -> Int32 {
     open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC)
 }
 

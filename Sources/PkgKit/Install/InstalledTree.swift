@@ -50,13 +50,13 @@ package struct InstalledTree {
     }
 
     /// Who every regular file of version folder `name` is, read without hashing anything.
-    package static func identities(_ product: ProductFolder, version name: String) throws -> [String: FileIdentity] {
+    static func identities(_ product: ProductFolder, version name: String) throws -> [String: FileIdentity] {
         try scan(product, version: name, cache: nil, hashing: { _ in false }, identities: true).identities
     }
 
     /// Hashing takes one thread per core (at most this many), a folder at a time: a delta sync
     /// reads every installed file it might reuse, and sha1 on one thread would be most of its time.
-    package static let maxJobs = 4
+    static let maxJobs = 4
 
     private mutating func collect(_ dir: Int32, prefix: String, path: String, cache: StatCache?, hashing: (Int64) -> Bool) throws {
         var entries: [(name: String, info: stat)] = []

@@ -251,7 +251,7 @@ public struct Installer: Sendable {
     /// What a stat cache records of the files `facts` describes: each regular file below
     /// `Contents/` whose sha1 the reading verified, by its path in the version folder, in the
     /// package's order (read as the cache is written, never gathered).
-    package static func cachedFiles(_ facts: PackageFacts) -> some Sequence<StatCache.File> {
+    static func cachedFiles(_ facts: PackageFacts) -> some Sequence<StatCache.File> {
         facts.entries.lazy.compactMap { entry -> StatCache.File? in
             guard entry.kind == .file, let relative = entry.path.contentsRelative, let sha1 = entry.digest else { return nil }
             return (relative, sha1, entry.executable)
@@ -260,7 +260,7 @@ public struct Installer: Sendable {
 
     /// What the installed folder must hold for `facts`: payload digests, hard links showing
     /// their target's data.
-    package static func installedDigests(_ facts: PackageFacts) -> [String: String]? {
+    static func installedDigests(_ facts: PackageFacts) -> [String: String]? {
         guard var expected = PayloadDigests.of(facts) else { return nil }
         for entry in facts.entries where entry.kind == .hardlink {
             if let relative = entry.path.contentsRelative, let target = entry.hardlinkTarget?.contentsRelative {

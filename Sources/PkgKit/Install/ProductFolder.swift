@@ -25,10 +25,10 @@ package final class ProductFolder: Sendable {
 
     package static let recordName = ContentInfo.fileName
     package static let lockName = ".lock"
-    package static let stagingPrefix = ".staging-"
-    package static let oldPrefix = ".old-"
-    package static let replacingPrefix = ".replacing-"
-    package static let recordTemporaryPrefix = ".\(ContentInfo.fileName).tmp-"
+    static let stagingPrefix = ".staging-"
+    static let oldPrefix = ".old-"
+    static let replacingPrefix = ".replacing-"
+    static let recordTemporaryPrefix = ".\(ContentInfo.fileName).tmp-"
     /// A delta update's sparse copy of the package; never resumed, so always a leftover.
     package static let deltaPrefix = ".delta-"
     /// A full download in progress: kept, and resumed by the next sync.
@@ -95,7 +95,7 @@ package final class ProductFolder: Sendable {
 
     /// Creates the Documents folder, with its missing parents (docs/commands.md: every command
     /// creates the missing parents of an output path it was given).
-    package static func ensureFolder(_ documents: String) throws {
+    static func ensureFolder(_ documents: String) throws {
         var info = stat()
         if stat(documents, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFDIR else { throw InstallError.io(path: documents, "not a folder") }
@@ -152,7 +152,7 @@ package final class ProductFolder: Sendable {
     }
 
     /// Replaces the record: temporary file, fsync, rename, fsync of the product folder.
-    package func writeRecord(_ data: Data) throws {
+    func writeRecord(_ data: Data) throws {
         let temporary = Self.recordTemporaryPrefix + randomSuffix()
         let recordPath = path(Self.recordName)
         let fd = openat(descriptor, temporary, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
@@ -237,7 +237,7 @@ package final class ProductFolder: Sendable {
 
     /// Removes a version folder, renamed away first so that a half-removed folder never looks like
     /// a version, and its stat cache.
-    package func retire(_ name: String) throws {
+    func retire(_ name: String) throws {
         let old = Self.oldPrefix + randomSuffix()
         try rename(name, to: old)
         StatCache.remove(self, version: name)

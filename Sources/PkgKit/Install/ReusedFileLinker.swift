@@ -11,7 +11,7 @@ import PkgKitFormat
 ///
 /// A hard link makes the two version folders share the file: version folders are read-only
 /// snapshots (the README says so), and an app that edits installed content breaks that.
-package final class ReusedFileLinker {
+final class ReusedFileLinker {
     /// The product folder.
     package let product: Int32
     package let productPath: String

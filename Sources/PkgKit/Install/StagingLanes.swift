@@ -11,7 +11,7 @@ import PkgKitChecking
 /// The lanes share nothing but the staging folder itself: each opens folders on its own (making
 /// a missing one is harmless when another lane made it first). Hard links are linked after every
 /// lane has written all its files.
-package final class StagingLanes: EntrySink {
+final class StagingLanes: EntrySink {
     private let writers: [StagingWriter]
     private let lanes: [BackgroundSink]
     /// Which lane a folder's entries go to, by the folder's path.
@@ -21,10 +21,10 @@ package final class StagingLanes: EntrySink {
     private var currentIsFile = false
     private var filesStaged = 0
     /// Told the number of files staged so far, after each one.
-    package var onFile: ((Int) -> Void)?
+    var onFile: ((Int) -> Void)?
 
     /// One lane per core (at most `maxLanes`), sharing `BackgroundSink.maxQueuedBytes` between them.
-    package static var laneCount: Int { max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4)) }
+    static var laneCount: Int { max(1, min(ProcessInfo.processInfo.activeProcessorCount, 4)) }
 
     /// Creates the staging folder `name` in the product folder and starts `count` lanes on it.
     /// `reused` are the files on hand in the product folder whose data the reader withholds.

@@ -3,7 +3,7 @@ import Foundation
 import PkgKitSupport
 
 /// Directories created in a staging folder, opened relative to one another without following links.
-package final class StagingTree {
+final class StagingTree {
     package let root: Int32
     package let path: String
     private var open: [String: Int32] = [:]
@@ -45,12 +45,12 @@ package final class StagingTree {
 
     /// Bounds the open descriptors. Called between entries, never while a caller still holds a
     /// descriptor from `directory` (a hard link needs two at once).
-    package func trim() {
+    func trim() {
         if open.count > 256 { closeFolders() }
     }
 
     /// Closes the folders opened so far (they are reopened on demand).
-    package func closeFolders() {
+    func closeFolders() {
         for fd in open.values { close(fd) }
         open.removeAll()
         last = nil
@@ -59,7 +59,7 @@ package final class StagingTree {
     /// Makes every file and folder written so far durable, in one batch: one `syncfs` of the
     /// file system costs a fraction of an fsync per file, which on 10,000 files is most of the
     /// install's time.
-    package func syncAll() throws {
+    func syncAll() throws {
         #if os(Linux)
         if CSyscalls_syncfs(root) != 0 { throw InstallError.io(path: path, errnoText()) }
         #else
@@ -68,7 +68,7 @@ package final class StagingTree {
         #endif
     }
 
-    package func closeAll() {
+    func closeAll() {
         closeFolders()
         close(root)
     }

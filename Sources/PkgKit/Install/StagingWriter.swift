@@ -28,7 +28,7 @@ package final class StagingWriter: EntrySink {
     private let linker: ReusedFileLinker
 
     /// The installed files linked into this staging folder, shared by its writers.
-    package let linked: LinkedFiles
+    let linked: LinkedFiles
 
     /// Creates the staging folder `name` inside the product folder (or, with `create: false`,
     /// opens it: another writer made it). Writers of one folder share the `flusher` and the
@@ -113,7 +113,7 @@ package final class StagingWriter: EntrySink {
     /// Files at least this large are sent to the disk as soon as they are closed (every byte not
     /// sent yet). Smaller ones are left to the final `syncfs`, which sends them in one batch for
     /// less than one call each would cost.
-    package static let writebackMinimum: Int64 = 256 << 10
+    static let writebackMinimum: Int64 = 256 << 10
 
     package func end() throws {
         closeFile()

@@ -147,7 +147,7 @@ package struct StatCache: Sendable {
     package static let batchSize = 4096
     package static let chunkSize = 512
     /// Threads that stat a batch (at most).
-    package static let maxJobs = 4
+    static let maxJobs = 4
 
     /// The cache lines of `files` (each stat'ed in the version folder `folder`), in their order.
     private static func lines(_ files: ArraySlice<File>, in folder: Int32, writtenAt written: Int64) -> [UInt8] {
@@ -264,7 +264,7 @@ package struct StatCache: Sendable {
     }
 
     /// True for a stat cache (or a half-written one) whose version folder is not among `versions`.
-    package static func isLeftover(_ name: String, versions: Set<String>) -> Bool {
+    static func isLeftover(_ name: String, versions: Set<String>) -> Bool {
         guard name.hasPrefix(prefix) else { return false }
         let version = name.dropFirst(prefix.count)
         return version.contains(".tmp-") || !versions.contains(String(version))

@@ -5,7 +5,7 @@ import Foundation
 /// or more says it this way too; JSON keeps plain byte counts.
 package enum ByteSize {
     /// Below this a count reads well as it is.
-    package static let humanFrom: Int64 = 1_000_000
+    static let humanFrom: Int64 = 1_000_000
 
     /// `count` in the largest unit that keeps it at 1 or more.
     package static func human(_ count: Int64) -> String {

@@ -32,5 +32,5 @@ package struct FreeSpace: Sendable {
     package static let fullDiskAdvice = "free space on the disk"
 
     /// True for the `errno` values of a full disk or an exhausted quota.
-    package static func isFullDisk(_ code: Int32) -> Bool { code == ENOSPC || code == EDQUOT }
+    static func isFullDisk(_ code: Int32) -> Bool { code == ENOSPC || code == EDQUOT }
 }

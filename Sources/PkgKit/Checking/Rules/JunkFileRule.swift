@@ -4,9 +4,9 @@ import PkgKitFormat
 /// `junk-file` (warning): file-system and version-control litter. `create` leaves it out.
 public struct JunkFileRule: Rule {
     /// Names that are junk wherever they appear.
-    package static let junkNames: Set<String> = [".DS_Store", "Thumbs.db", "desktop.ini"]
+    static let junkNames: Set<String> = [".DS_Store", "Thumbs.db", "desktop.ini"]
     /// Folders that are junk with everything in them.
-    package static let junkFolders: Set<String> = ["__MACOSX", ".git", ".svn", ".hg"]
+    static let junkFolders: Set<String> = ["__MACOSX", ".git", ".svn", ".hg"]
 
     public init() {}
 

@@ -6,7 +6,7 @@ import PkgKitFormat
 ///
 /// On a device `Contents/` becomes the version folder, so a path that climbs above
 /// `Contents` at any step has left the content, even if a later `Contents/..` comes back.
-package struct LinkResolver {
+struct LinkResolver {
     /// Where a link leads.
     package enum Outcome: Equatable {
         /// To an entry inside `Contents/`.
@@ -22,7 +22,7 @@ package struct LinkResolver {
     private var links: [String: [UInt8]] = [:]
     private var paths: Set<String> = []
     /// Longest chain followed before calling it a loop (Linux's own limit is 40).
-    package static let maxHops = 40
+    static let maxHops = 40
 
     package init(_ package: PackageFacts) {
         // Only links need resolving: without any, no table of every path is built.

@@ -32,7 +32,7 @@ public struct UnsafePathRule: Rule {
 
     /// The outermost folder above `path` whose own path is unsafe, or nil; folders already
     /// judged are looked up in `known`, so each is judged once.
-    package static func unsafeAncestor(of path: ArchivePath, known: inout [ArchivePath: ArchivePath?]) -> ArchivePath? {
+    static func unsafeAncestor(of path: ArchivePath, known: inout [ArchivePath: ArchivePath?]) -> ArchivePath? {
         guard let slash = path.bytes.lastIndex(of: UInt8(ascii: "/")), slash > 0 else { return nil }
         let parent = ArchivePath(raw: Array(path.bytes[..<slash]))
         guard parent != path else { return nil }

@@ -21,13 +21,13 @@ package final class BackgroundSink: EntrySink, @unchecked Sendable {
     /// costs a mapping and a page fault per 4 KiB, on every byte a package holds.
     package static let blockSize = 1 << 20
     /// Chunks above this size use a kept block; smaller ones come from the heap.
-    package static let smallChunk = 64 * 1024
+    static let smallChunk = 64 * 1024
 
     /// The most bytes waiting for the writer at once.
     package static let maxQueuedBytes = 2 << 20
     /// What one queued operation costs beyond its data (the entry, the queue slot, the block):
     /// counted too, so that 100,000 tiny files cannot queue up a hundred bytes of data each.
-    package static let operationCost = 512
+    static let operationCost = 512
 
     private let inner: EntrySink
     /// The most bytes waiting for this writer at once (`maxQueuedBytes` unless told otherwise).

@@ -100,7 +100,7 @@ public struct CatalogVersion: Sendable, Equatable {
 
     /// True for a relative reference without a scheme or authority (`com.x/1.0.pkg`), or an
     /// absolute `http://` or `https://` URL with a host.
-    package static func isAcceptableReference(_ text: String) -> Bool {
+    static func isAcceptableReference(_ text: String) -> Bool {
         guard !text.isEmpty, !text.hasPrefix("//"), let parsed = URL(string: text) else { return false }
         guard let scheme = parsed.scheme?.lowercased() else { return true }
         return (scheme == "http" || scheme == "https") && !(parsed.host ?? "").isEmpty

@@ -109,7 +109,7 @@ extension Catalog {
     }
 
     /// True for exactly 64 hexadecimal digits (either case).
-    package static func isSHA256(_ text: String) -> Bool {
+    static func isSHA256(_ text: String) -> Bool {
         text.utf8.count == 64 && text.utf8.allSatisfy { byte in
             (0x30...0x39).contains(byte) || (0x41...0x46).contains(byte) || (0x61...0x66).contains(byte)
         }

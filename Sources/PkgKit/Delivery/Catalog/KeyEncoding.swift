@@ -6,20 +6,20 @@ import PkgKitDiagnostics
 /// The DER and PEM forms of Ed25519 keys that openssl reads and writes (RFC 8410):
 /// `openssl genpkey -algorithm ed25519` writes a PKCS#8 `PRIVATE KEY`, `openssl pkey -pubout`
 /// an X.509 SubjectPublicKeyInfo `PUBLIC KEY`.
-package enum Ed25519KeyEncoding {
+enum Ed25519KeyEncoding {
     /// id-Ed25519, 1.3.101.112.
     package static let algorithm: ASN1ObjectIdentifier = [1, 3, 101, 112]
-    package static let privateLabel = "PRIVATE KEY"
-    package static let publicLabel = "PUBLIC KEY"
+    static let privateLabel = "PRIVATE KEY"
+    static let publicLabel = "PUBLIC KEY"
 
     /// `PRIVATE KEY` PEM (with a trailing newline, as openssl writes it) for a 32-byte seed.
-    package static func privatePEM(seed: [UInt8]) -> String {
+    static func privatePEM(seed: [UInt8]) -> String {
         let document = PEMDocument(type: privateLabel, derBytes: serialize(PrivateKeyInfo(seed: seed)))
         return document.pemString + "\n"
     }
 
     /// `PUBLIC KEY` PEM (with a trailing newline) for a 32-byte public key.
-    package static func publicPEM(key: [UInt8]) -> String {
+    static func publicPEM(key: [UInt8]) -> String {
         let document = PEMDocument(type: publicLabel, derBytes: serialize(SubjectPublicKeyInfo(key: key)))
         return document.pemString + "\n"
     }
@@ -110,7 +110,7 @@ package enum Ed25519KeyEncoding {
 
     /// Parses `AlgorithmIdentifier ::= SEQUENCE { algorithm OID, parameters ANY OPTIONAL }` and
     /// requires Ed25519, whose parameters must be absent.
-    package static func requireEd25519(_ nodes: inout ASN1NodeCollection.Iterator) throws {
+    static func requireEd25519(_ nodes: inout ASN1NodeCollection.Iterator) throws {
         guard let node = nodes.next() else { throw KeyError("the key has no algorithm identifier") }
         try DER.sequence(node, identifier: .sequence) { inner in
             let oid = try ASN1ObjectIdentifier(derEncoded: &inner)

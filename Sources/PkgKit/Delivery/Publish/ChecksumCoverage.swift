@@ -6,9 +6,9 @@ import PkgKitDiagnostics
 /// writers may leave the checksums out). A client updating to such a package cannot check those
 /// bytes on their own, so it downloads the package whole and checks the catalog's sha256: `publish`
 /// warns (`missing-checksum`), and publishes it all the same.
-package struct ChecksumCoverage: Sendable, Equatable {
+struct ChecksumCoverage: Sendable, Equatable {
     /// Files with data and no sha1 checksum, and the first of them in document order.
-    package var uncovered = 0
+    var uncovered = 0
     package var first: String?
 
     /// Reads the table of contents of the xar at `path` (not its data).

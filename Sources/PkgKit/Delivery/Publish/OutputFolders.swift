@@ -7,7 +7,7 @@ import PkgKitSupport
 /// naming the folder that cannot be made, or the file that stands where a folder must be.
 /// Returns the folders it created, outermost first.
 @discardableResult
-package func makeOutputFolders(_ path: String) throws(PublishError) -> [String] {
+func makeOutputFolders(_ path: String) throws(PublishError) -> [String] {
     do {
         return try createFolders(path)
     } catch {

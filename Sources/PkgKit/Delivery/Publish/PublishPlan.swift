@@ -3,7 +3,7 @@ import PkgKitDiagnostics
 import PkgKitCatalog
 
 /// A valid package on its way into a published folder, with the catalog entry it gets.
-package struct PublishCandidate: Sendable {
+struct PublishCandidate: Sendable {
     /// Its position in the report's `packages`.
     package var index: Int
     /// The package file given.
@@ -16,7 +16,7 @@ package struct PublishCandidate: Sendable {
 
 /// What a publish will do, decided from the folder's catalog and signatures and the candidates
 /// alone, before anything is written: a pure value, so every refusal is known up front.
-package struct PublishPlan: Sendable {
+struct PublishPlan: Sendable {
     /// The catalog after the publish.
     package var catalog: Catalog
     /// Candidates whose file must be copied (not yet published).
@@ -26,15 +26,15 @@ package struct PublishPlan: Sendable {
     /// Refusals by package index (`version-not-bumped`).
     package var refusals: [Int: [Diagnostic]] = [:]
     /// Refusals about the folder (its signature).
-    package var folderRefusals: [Diagnostic] = []
+    var folderRefusals: [Diagnostic] = []
     /// Entries `--keep` removes, with their product.
     package var removed: [(productIdentifier: String, entry: CatalogVersion)] = []
     /// The signature files to write before the catalog, oldest first: digest (the name without
     /// `.sig`) and contents. The last is the new catalog's; one is written only when the file
     /// there differs.
-    package var signatureFiles: [(digest: String, contents: Data)] = []
+    var signatureFiles: [(digest: String, contents: Data)] = []
 
-    package var isRefused: Bool { !refusals.isEmpty || !folderRefusals.isEmpty }
+    var isRefused: Bool { !refusals.isEmpty || !folderRefusals.isEmpty }
 
     /// Decides a publish of `candidates` into `folder`, whose catalog is `existing` (its bytes
     /// `existingBytes`, nil when there is none); `signatures` holds what the folder says about
@@ -133,9 +133,9 @@ package struct PublishPlan: Sendable {
 }
 
 /// What a published folder holds about its catalog's signature, read before a publish.
-package struct PublishedSignatures: Sendable {
+struct PublishedSignatures: Sendable {
     /// `signatures/<sha256>.sig` of the published catalog, when present.
     package var current: Data?
     /// `catalog.json.sig`, as pkgtool wrote it before signature files were named by digest.
-    package var legacy: Data?
+    var legacy: Data?
 }

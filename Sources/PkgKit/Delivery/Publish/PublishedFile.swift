@@ -4,7 +4,7 @@ import PkgKitFormat
 
 /// Reading and replacing the small files of a published folder (the catalog, signature files,
 /// their record), each failure an `io-error` naming the file.
-package enum PublishedFile {
+enum PublishedFile {
     /// The first `limit` bytes of `path`, or nil when there is no such file (nor a folder for it).
     package static func read(_ path: String, limit: Int) throws(PublishError) -> Data? {
         guard let handle = FileHandle(forReadingAtPath: path) else {

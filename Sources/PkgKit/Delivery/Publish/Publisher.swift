@@ -56,7 +56,7 @@ public struct Publisher: Sendable {
     /// `DIR/catalog.json`.
     public var catalogPath: String { destination + "/" + Catalog.fileName }
     /// `DIR/catalog.json.sig`, which older pkgtool wrote: removed by a signed publish.
-    package var legacySignaturePath: String { destination + "/" + Catalog.legacySignatureFileName }
+    var legacySignaturePath: String { destination + "/" + Catalog.legacySignatureFileName }
     /// `DIR/signatures/`.
     package var signatures: SignatureFolder { SignatureFolder(destination: destination) }
 

@@ -9,7 +9,7 @@ import PkgKitCatalog
 /// syncing it down again): the times then say when the files were uploaded or downloaded, all
 /// nearly the same, while the record travels with the folder as data. The signature of the
 /// published catalog is always kept, whatever the record says.
-package struct SignatureHistory: Sendable, Equatable {
+struct SignatureHistory: Sendable, Equatable {
     /// The record's name inside `signatures/`. Clients never fetch it.
     package static let fileName = "order.txt"
     /// How many signature files publish keeps (docs/publishing.md).
@@ -40,7 +40,7 @@ package struct SignatureHistory: Sendable, Equatable {
     /// recorded or deleted them) count as older than every recorded one, in order of
     /// modification time and then name; the files this run wrote are the newest, and the
     /// published catalog's is the newest of all.
-    package func updated(present: [(digest: String, modified: Double)], written: [String],
+    func updated(present: [(digest: String, modified: Double)], written: [String],
                  current: String) -> (history: SignatureHistory, removed: [String]) {
         let onDisk = Set(present.map(\.digest)).union(written)
         let recent = Set(written + [current])

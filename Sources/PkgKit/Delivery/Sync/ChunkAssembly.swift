@@ -49,13 +49,13 @@ package struct ChunkAssembly: Sendable {
     }
 
     /// How many chunks are fetched.
-    package var fetchedChunks: Int { sources.lazy.filter { $0 == nil }.count }
+    var fetchedChunks: Int { sources.lazy.filter { $0 == nil }.count }
 
     /// Writes the file as `name` into the folder `scratch` (named `scratchName` in `folder`) and
     /// returns it, to be reused as an installed file is. A fetched chunk or the whole file that
     /// does not match is refused (`ChunkMismatch`); an installed file that changed since it was
     /// cut makes the plan void (`InstallError.packageChanged`).
-    package func assemble(from copy: SparseCopy, folder: ProductFolder, scratch: Int32, scratchName: String, name: String, url: String,
+    func assemble(from copy: SparseCopy, folder: ProductFolder, scratch: Int32, scratchName: String, name: String, url: String,
                   cancellation: Cancellation?) throws -> InstalledFile {
         let basePath = folder.path(base.version + "/" + base.relativePath)
         let input = openat(folder.descriptor, base.version + "/" + base.relativePath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
@@ -137,7 +137,7 @@ package struct ChunkAssembly: Sendable {
 
 /// A chunk fetched for a delta update, or the file rebuilt from chunks, is not what the table
 /// of contents (signed through the catalog's `tocSHA256`) says: refused, nothing installed.
-package struct ChunkMismatch: Error, DiagnosableError {
+struct ChunkMismatch: Error, DiagnosableError {
     package var url: String
     package var path: ArchivePath
     package var detail: String

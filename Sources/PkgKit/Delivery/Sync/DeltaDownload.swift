@@ -10,7 +10,7 @@ import PkgKitTransport
 /// merged range, into the same `SparseCopy`. Between the two, the caller plans against the
 /// installed version (`sync`), or only counts what would be fetched (`sync --check`). The install
 /// half is the installer's, reading the copy as `PackageSource.delta`.
-package struct DeltaDownload: Sendable {
+struct DeltaDownload: Sendable {
     /// The package's URL and its catalog entry.
     package var url: URL
     package var entry: CatalogVersion
@@ -19,7 +19,7 @@ package struct DeltaDownload: Sendable {
     package var transferPolicy: TransferPolicy
     /// The attempts of every request of this delta, together: one allowance for the update,
     /// however many ranges it fetches.
-    package var retryBudget = RetryBudget()
+    var retryBudget = RetryBudget()
 
     /// The download of the package at `url`, with its catalog entry.
     package init(url: URL, entry: CatalogVersion, transport: any HTTPTransport, retryPolicy: RetryPolicy, transferPolicy: TransferPolicy) {
@@ -27,10 +27,10 @@ package struct DeltaDownload: Sendable {
     }
 
     /// How much of the header and TOC the first request asks for: most TOCs fit.
-    package static let firstRequestBytes: Int64 = 64 << 10
+    static let firstRequestBytes: Int64 = 64 << 10
 
     /// What the first step found.
-    package enum TableOfContents: Sendable {
+    enum TableOfContents: Sendable {
         /// The header and TOC are in the copy, checked; bytes `0 ..< fetched` are there. `memo`
         /// holds the parsed TOC, for the install from the copy not to parse it again.
         case ready(XarTableOfContents, files: [DeltaPlan.WantedFile], fetched: Int64, memo: XarTableMemo)
@@ -43,10 +43,10 @@ package struct DeltaDownload: Sendable {
     }
 
     /// The server sent the whole file for a Range request where it was not wanted.
-    package struct RangesIgnored: Error {}
+    struct RangesIgnored: Error {}
 
     /// Step one: the header and TOC into `copy`. `received` counts every byte that arrives.
-    package func fetchTableOfContents(into copy: SparseCopy, acceptWhole: Bool, received: ByteCounter, limits: PackageLimits,
+    func fetchTableOfContents(into copy: SparseCopy, acceptWhole: Bool, received: ByteCounter, limits: PackageLimits,
                               progress: (@Sendable (Int64, Int64) -> Void)?) async throws -> TableOfContents {
         guard let tocSHA256 = entry.tocSHA256 else { return .notApplicable("the catalog gives no tocSHA256") }
         // The header and (most likely) the whole TOC and its checksum in one request. A server

@@ -144,7 +144,7 @@ package struct DeltaPlan: Sendable {
     /// The changed files worth cutting into chunks: each file of `wanted` with a chunk table whose
     /// sha1 no installed file has, paired with the installed file at the same path below
     /// `Contents/` (its previous version), as that file's path below the version folder.
-    package static func chunkCandidates(_ wanted: [WantedFile], installed: InstalledTree) -> [(path: ArchivePath, relativePath: String, parameters: ChunkParameters)] {
+    static func chunkCandidates(_ wanted: [WantedFile], installed: InstalledTree) -> [(path: ArchivePath, relativePath: String, parameters: ChunkParameters)] {
         let chunked = wanted.filter { $0.chunks != nil && $0.sha1 != nil }
         guard !chunked.isEmpty else { return [] }
         let known = Set(installed.files.lazy.map(\.sha1))
@@ -156,7 +156,7 @@ package struct DeltaPlan: Sendable {
     }
 
     /// Cuts each candidate's installed file (see `chunkCandidates`) into chunks.
-    package static func chunkBases(_ candidates: [(path: ArchivePath, relativePath: String, parameters: ChunkParameters)], folder: ProductFolder,
+    static func chunkBases(_ candidates: [(path: ArchivePath, relativePath: String, parameters: ChunkParameters)], folder: ProductFolder,
                            version: String, cancellation: Cancellation?) throws -> [ArchivePath: InstalledChunks] {
         var bases: [ArchivePath: InstalledChunks] = [:]
         for candidate in candidates {

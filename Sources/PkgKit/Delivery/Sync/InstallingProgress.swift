@@ -4,7 +4,7 @@ import PkgKitSupport
 /// A sync's reports of the installing phase. Two sources feed it, the bytes of the package read
 /// and each file staged (from other threads, and while the download still reports its own
 /// phase), and every report carries the latest of both: an app's bar never sees a count go back.
-package final class InstallingProgress: Sendable {
+final class InstallingProgress: Sendable {
     /// The latest counts of both sources.
     private let latest: LockedValue<(done: Int64, total: Int64, files: Int)> = LockedValue((0, 0, 0))
     package let productIdentifier: String

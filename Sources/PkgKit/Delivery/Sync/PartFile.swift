@@ -60,13 +60,13 @@ package final class PartFile: PackageBytes, @unchecked Sendable {
     /// memory back, a page the system hands out for the first time in a while is costly (what it
     /// costs is in bench/README.md), so a longer lead and lag in larger steps make a full sync
     /// slower than 16, 12 and 4 MiB do.
-    package static let leadLimit: Int64 = 16 << 20
+    static let leadLimit: Int64 = 16 << 20
 
     /// Pages are given back in steps of this many bytes, this far behind the furthest read: past
     /// the installer's read-ahead (its workers read at most about 7 MiB ahead of the reader that
     /// hands the data over), so that no page is given back before every reader is done with it.
-    package static let releaseStep: Int64 = 4 << 20
-    package static let releaseLag: Int64 = 12 << 20
+    static let releaseStep: Int64 = 4 << 20
+    static let releaseLag: Int64 = 12 << 20
 
     /// Opens (creating) and locks the `.part` at `path` of a package of `size` bytes and this
     /// sha256 (and `tocSHA256`, for a xar), keeping what an earlier run wrote and hashing it.
@@ -108,7 +108,7 @@ package final class PartFile: PackageBytes, @unchecked Sendable {
     /// Bytes that arrived in this run.
     package var downloaded: Int64 { condition.withLock { received } }
     /// Bytes of an earlier run kept (0 once the download started over).
-    package var keptFromStart: Int64 { condition.withLock { keptPrefix } }
+    var keptFromStart: Int64 { condition.withLock { keptPrefix } }
 
     /// Takes what an earlier run wrote (hashed now, as if just written), or empties a file longer
     /// than the package.
@@ -194,7 +194,7 @@ package final class PartFile: PackageBytes, @unchecked Sendable {
 
     /// Empties the file: the server is sending it from byte 0. A reader that already read the
     /// start read the same bytes (the catalog entry is the same); everything is checked again.
-    package func restart() throws {
+    func restart() throws {
         try condition.withLock {
             guard ftruncate(descriptor, 0) == 0 else { throw DownloadError.io(path: path, errnoText()) }
             written = 0
@@ -288,7 +288,7 @@ package final class PartFile: PackageBytes, @unchecked Sendable {
 
     /// Waits until the download is over and its sha256 matched (returns), or it failed (throws
     /// its error): the installer's last step before its version goes into place.
-    package func waitUntilVerified() throws {
+    func waitUntilVerified() throws {
         try condition.withLock {
             while !verified && failure == nil { condition.wait() }
             if !verified, let failure { throw failure }

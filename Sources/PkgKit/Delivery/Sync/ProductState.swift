@@ -7,13 +7,13 @@ import PkgKitCatalog
 /// names, whether its folder is there, and the bytes an earlier run downloaded of the catalog's
 /// latest entry. Read through the product folder a sync holds locked, so that the plan made from
 /// it stays true while it is carried out.
-package struct ProductState: Sendable, Equatable {
+struct ProductState: Sendable, Equatable {
     /// The version the record names.
-    package var installedVersion: String?
+    var installedVersion: String?
     /// The folder of that version (it may spell the version differently: `1.0.0` for `1.0`).
-    package var installedFolder: String?
+    var installedFolder: String?
     /// Bytes in the `.part` of `entry`, when one was started for this very entry.
-    package var partialBytes: Int64 = 0
+    var partialBytes: Int64 = 0
 
     /// Nothing installed, nothing downloaded.
     package static let empty = ProductState()
@@ -40,12 +40,12 @@ package struct ProductState: Sendable, Equatable {
 
 /// The note beside a `.part` that says which catalog entry it is a download of: a download is
 /// resumed only for the same entry (same size and sha256), never mixed with another's bytes.
-package enum DownloadNote {
+enum DownloadNote {
     /// The `.part` of `entry` in its product folder.
-    package static func partName(_ entry: CatalogVersion) -> String { ProductFolder.downloadName(entry.contentVersion.description) }
+    static func partName(_ entry: CatalogVersion) -> String { ProductFolder.downloadName(entry.contentVersion.description) }
 
     /// The note's name beside it.
-    package static func noteName(_ entry: CatalogVersion) -> String { partName(entry) + ".entry" }
+    static func noteName(_ entry: CatalogVersion) -> String { partName(entry) + ".entry" }
 
     private static func contents(_ entry: CatalogVersion) -> Data {
         Data("\(entry.sha256.lowercased()) \(entry.size)\n".utf8)

@@ -4,9 +4,9 @@ import PkgKitInstall
 
 /// A private folder in the system's temporary folder, removed with everything in it: where a
 /// check keeps the header and TOC it fetches, since it writes nothing into Documents.
-package final class ScratchFolder {
+final class ScratchFolder {
     /// The name of the package's sparse copy in it.
-    package static let copyName = "toc.part"
+    static let copyName = "toc.part"
 
     package let path: String
     package let descriptor: Int32

@@ -19,7 +19,7 @@ import PkgKitChecking
 /// A check goes the same way and stops before the package's body: a delta's header and TOC are
 /// fetched (into a scratch folder, not Documents) and planned against the installed version as a
 /// sync plans them, and the ranges the sync would fetch are counted instead.
-package struct SyncExecutor {
+struct SyncExecutor {
     package var client: SyncClient
     package var options: SyncClient.Options
     /// What this run has learnt of the server, shared by every product.
@@ -464,7 +464,7 @@ package struct SyncExecutor {
 
 /// What a sync has learnt of the server as it went: whether it honours Range requests. A server
 /// that answered one Range request with the whole file is not asked for a delta again this run.
-package final class ServerKnowledge: Sendable {
+final class ServerKnowledge: Sendable {
     private let ranges: LockedValue<Bool?>
 
     /// Known for local files (they always do); learnt for a web server.
@@ -473,7 +473,7 @@ package final class ServerKnowledge: Sendable {
     }
 
     /// nil until a Range request has been answered.
-    package var honoursRange: Bool? {
+    var honoursRange: Bool? {
         get { ranges.current }
         set { ranges.withLock { $0 = newValue } }
     }

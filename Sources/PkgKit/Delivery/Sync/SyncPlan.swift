@@ -127,12 +127,12 @@ extension SyncPlan {
     public static let smallestDeltaPackage: Int64 = 128 << 10
 
     /// How many of the catalog's products an `unknown-product` refusal names.
-    package static let productsNamed = 10
+    static let productsNamed = 10
 
     /// Why `id` is refused, naming what the catalog does list: up to `productsNamed` products,
     /// the nearest spelling first, so that a typo shows its correction and a wrong catalog shows
     /// what it holds.
-    package static func unknownProductMessage(_ id: String, listed: [String]) -> String {
+    static func unknownProductMessage(_ id: String, listed: [String]) -> String {
         guard !listed.isEmpty else { return "the catalog lists no product \(id), nor any other: publish it first, or check the catalog's address" }
         let nearest = NearestName.ranked(for: id, among: listed, limit: productsNamed)
         let more = listed.count - nearest.count

@@ -20,7 +20,7 @@ import PkgKitIdentity
 /// lives in this layer: it needs the delta download and chunk assembly, and Operations, where
 /// `diff`'s comparison is, sits below it. So the comparison reports the files, and this layer
 /// adds the download to its report (`DiffReport.addingDownload`).
-package enum UpdateDownload {
+enum UpdateDownload {
     /// The bytes a sync from `old` (installed) to `new` downloads; nil when there is no such
     /// update to make: `new` is not a package file, or not a newer version of `old`'s product.
     package static func bytes(from old: String, to new: String, limits: PackageLimits,

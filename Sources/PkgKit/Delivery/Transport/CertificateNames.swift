@@ -6,17 +6,17 @@ internal import SwiftASN1
 /// `TBSCertificate`, `Validity`, `Name` and the subjectAltName extension); nothing else of the
 /// certificate is decoded, and nothing here is trusted: it only words a failure the TLS library
 /// has already decided.
-package struct CertificateNames: Equatable, Sendable {
+struct CertificateNames: Equatable, Sendable {
     /// The validity period.
-    package var notBefore: Date
-    package var notAfter: Date
+    var notBefore: Date
+    var notAfter: Date
     /// The subjectAltName's DNS names, and its IP addresses as text, in order.
-    package var alternativeNames: [String]
+    var alternativeNames: [String]
     /// The subject's common names (what a TLS library falls back to without alternative names).
-    package var commonNames: [String]
+    var commonNames: [String]
 
     /// The hosts the certificate is for: its alternative names, else its common names.
-    package var hostNames: [String] { alternativeNames.isEmpty ? commonNames : alternativeNames }
+    var hostNames: [String] { alternativeNames.isEmpty ? commonNames : alternativeNames }
 
     /// Reads `der`; throws when it is not a certificate.
     package init(der: [UInt8]) throws {

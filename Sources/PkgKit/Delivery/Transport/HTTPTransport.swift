@@ -264,7 +264,7 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
     }
 
     /// A timeout in words: how long is the caller's to set.
-    package static let timedOutWords: DiagnosticMessage = "nothing arrived for too long (timed out; \(hint: .idleTimeout))"
+    static let timedOutWords: DiagnosticMessage = "nothing arrived for too long (timed out; \(hint: .idleTimeout))"
 
     /// The failure in words, led by its URL.
     public var description: String { "\(url): \(message)" }
@@ -284,7 +284,7 @@ public enum TransportError: Error, Sendable, Equatable, CustomStringConvertible 
 
     /// `host:port` of an http(s) URL, the port spelt out even when it is the scheme's default
     /// (what a person checks a firewall or a server with); the URL itself when it has no host.
-    package static func endpoint(_ url: String) -> String {
+    static func endpoint(_ url: String) -> String {
         guard let parsed = URL(string: url), let host = parsed.host, !host.isEmpty else { return url }
         let port = parsed.port ?? (parsed.scheme?.lowercased() == "https" ? 443 : 80)
         return (host.contains(":") ? "[\(host)]" : host) + ":\(port)"

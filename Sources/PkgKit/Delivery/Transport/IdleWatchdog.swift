@@ -8,7 +8,7 @@ import PkgKitSupport
 ///
 /// The watchdog is a task of its own beside the transfer (`IdleWatchdog.run`), so nothing the
 /// transfer does (a write that blocks, a body that never ends) can keep it from firing.
-package final class IdleWatchdog<C: Clock>: Sendable where C.Duration == Duration {
+final class IdleWatchdog<C: Clock>: Sendable where C.Duration == Duration {
     private let clock: C
     private let idleTimeout: Duration
     /// When the reader started waiting, nil while it does not.
@@ -26,7 +26,7 @@ package final class IdleWatchdog<C: Clock>: Sendable where C.Duration == Duratio
     }
 
     /// Something arrived (or the wait ended): the silence stops counting.
-    package func arrived() {
+    func arrived() {
         waitingSince.withLock { $0 = nil }
     }
 

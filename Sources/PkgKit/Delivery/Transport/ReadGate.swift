@@ -20,14 +20,14 @@ import NIOPosix
 /// (`current` is the gate delivering that head) and detaches when it ends; the connection,
 /// idle or carrying a response nobody attached to, reads as it would without the gate.
 /// Touched only on the connection's event loop.
-package final class ReadGate: ChannelDuplexHandler, RemovableChannelHandler {
+final class ReadGate: ChannelDuplexHandler, RemovableChannelHandler {
     /// A gate that lets every read through until a body attaches.
     package init() {}
 
-    package typealias InboundIn = ByteBuffer
-    package typealias InboundOut = ByteBuffer
-    package typealias OutboundIn = ByteBuffer
-    package typealias OutboundOut = ByteBuffer
+    typealias InboundIn = ByteBuffer
+    typealias InboundOut = ByteBuffer
+    typealias OutboundIn = ByteBuffer
+    typealias OutboundOut = ByteBuffer
 
     /// The gate whose connection is delivering bytes on this thread right now, if any: the
     /// client calls a response's delegate within that delivery, which is how a body finds the
@@ -42,15 +42,15 @@ package final class ReadGate: ChannelDuplexHandler, RemovableChannelHandler {
     /// A `read` held back because the body had no room.
     private var readHeld = false
 
-    package func handlerAdded(context: ChannelHandlerContext) { self.context = context }
+    func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 
-    package func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
+    func handlerRemoved(context: ChannelHandlerContext) { self.context = nil }
 
-    package func channelRead(context: ChannelHandlerContext, data: NIOAny) {
+    func channelRead(context: ChannelHandlerContext, data: NIOAny) {
         delivering { context.fireChannelRead(data) }
     }
 
-    package func channelReadComplete(context: ChannelHandlerContext) {
+    func channelReadComplete(context: ChannelHandlerContext) {
         // TLS hands its plaintext on here too.
         delivering { context.fireChannelReadComplete() }
     }
@@ -64,18 +64,18 @@ package final class ReadGate: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     /// From now on the connection reads only while `wantsMore` says so; `id` names the body.
-    package func attach(_ id: ObjectIdentifier, wantsMore: @escaping @Sendable () -> Bool) {
+    func attach(_ id: ObjectIdentifier, wantsMore: @escaping @Sendable () -> Bool) {
         owner = (id, wantsMore)
     }
 
     /// The body `id` may want more: a `read` held back goes on if it does.
-    package func poke(_ id: ObjectIdentifier) {
+    func poke(_ id: ObjectIdentifier) {
         guard owner?.id == id else { return }
         resumeIfWanted()
     }
 
     /// The body `id` ended: the connection reads freely again.
-    package func detach(_ id: ObjectIdentifier) {
+    func detach(_ id: ObjectIdentifier) {
         guard owner?.id == id else { return }
         owner = nil
         resumeIfWanted()

@@ -8,7 +8,7 @@ import NIOSSL
 /// name instead (as OpenSSL reads them: either one replaces only its own default), plus the
 /// certificates a `ServerTrust` adds. Verification is always full: certificate chain and host
 /// name.
-package struct SystemTrustStore: Equatable {
+struct SystemTrustStore: Equatable {
     /// The CA bundle, when there is one.
     package var file: String?
     /// The certificate folders (hashed, as `openssl rehash` leaves them).
@@ -20,9 +20,9 @@ package struct SystemTrustStore: Equatable {
     }
 
     /// Where the distributions keep the bundle, in the order OpenSSL's builds for them look.
-    package static let bundles = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"]
+    static let bundles = ["/etc/ssl/certs/ca-certificates.crt", "/etc/pki/tls/certs/ca-bundle.crt", "/etc/ssl/cert.pem"]
     /// Where the distributions keep the hashed folder.
-    package static let defaultFolder = "/etc/ssl/certs"
+    static let defaultFolder = "/etc/ssl/certs"
 
     /// The store for `environment` (the process's by default).
     package static func current(_ environment: [String: String] = ProcessInfo.processInfo.environment) -> SystemTrustStore {

@@ -11,7 +11,7 @@ import PkgKitSupport
 /// second handshake with the server collects the certificate chain it presents, refuses it in
 /// the verification step (so the connection never carries a byte of HTTP), and the chain is
 /// judged here.
-package enum TLSDiagnosis {
+enum TLSDiagnosis {
     /// What a TLS library error says, when it is one: a handshake problem, or `.unverified` when
     /// the certificate did not verify (for `diagnose` to find why). nil for any other error.
     package static func failure(of error: any Error) -> TLSFailure? {
@@ -48,20 +48,20 @@ package enum TLSDiagnosis {
 
     /// Why the certificate `host:port` presents does not verify, judged at `now`; `.unverified`
     /// when the server cannot be asked again within `limit`.
-    package static func diagnose(host: String, port: Int, now: Date = Date(), limit: TimeAmount = .seconds(10)) async -> TLSFailure {
+    static func diagnose(host: String, port: Int, now: Date = Date(), limit: TimeAmount = .seconds(10)) async -> TLSFailure {
         guard let chain = await presentedChain(host: host, port: port, limit: limit) else { return .unverified }
         return judge(der: chain, host: host, now: now)
     }
 
     /// `judge` of a chain of DER certificates, leaf first; one that cannot be read is left out.
-    package static func judge(der chain: [[UInt8]], host: String, now: Date) -> TLSFailure {
+    static func judge(der chain: [[UInt8]], host: String, now: Date) -> TLSFailure {
         judge(chain.compactMap { try? CertificateNames(der: $0) }, host: host, now: now)
     }
 
     /// What is wrong with `chain` (leaf first) for `host` at `now`, in the order a person fixes
     /// it: the server's own certificate's dates, then its names, then the rest of the chain's
     /// dates; a chain with none of these wrong leads to no trusted authority.
-    package static func judge(_ chain: [CertificateNames], host: String, now: Date) -> TLSFailure {
+    static func judge(_ chain: [CertificateNames], host: String, now: Date) -> TLSFailure {
         guard let leaf = chain.first else { return .unverified }
         if let dates = dateProblem(leaf, now: now) { return dates }
         let names = leaf.hostNames

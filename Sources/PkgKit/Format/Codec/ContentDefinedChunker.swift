@@ -26,7 +26,7 @@ public struct ChunkParameters: Sendable, Equatable {
     }
 
     /// Whether a chunker can cut with these sizes (a table from elsewhere may declare anything).
-    package var isUsable: Bool {
+    var isUsable: Bool {
         minimumSize >= 64 && averageSize.nonzeroBitCount == 1 && averageSize >= 256 && minimumSize <= averageSize
             && averageSize <= maximumSize && maximumSize <= Self.largestChunk
     }
@@ -96,7 +96,7 @@ package struct ContentDefinedChunker {
 
     /// 256 fixed pseudo-random words (splitmix64 from a fixed seed): part of the chunk table's
     /// style, so they never change.
-    package static let gear: [UInt64] = {
+    static let gear: [UInt64] = {
         var state: UInt64 = 0x7067_6b74_6f6f_6c31
         return (0..<256).map { _ in
             state &+= 0x9E37_79B9_7F4A_7C15

@@ -42,7 +42,7 @@ public struct DeflateProfile: Sendable, Equatable {
     public static let defaultLevel: Int32 = 5
 
     /// The lowest zlib level a file streams at from `create` level 4 on.
-    package static let streamingFloor: Int32 = 6
+    static let streamingFloor: Int32 = 6
 
     /// The largest file any level compresses in one call: each encoding thread holds a buffer
     /// this size and one for its compressed form. The one size that decides what is held in
@@ -57,7 +57,7 @@ public struct DeflateProfile: Sendable, Equatable {
     /// libdeflate's level 1 does it in about two thirds of its level 2's time for a fraction of a
     /// percent more bytes. ISA-L's own one-call deflate is not used: its bytes for one input
     /// varied from run to run.
-    package static let smallFile: Int64 = 64 * 1024
+    static let smallFile: Int64 = 64 * 1024
 
     /// The profile of `level` (clamped to 1–9) with the engines linked here.
     public init(level: Int32) {
@@ -81,7 +81,7 @@ public struct DeflateProfile: Sendable, Equatable {
 
     /// libdeflate's level for a `create` level: the same number up to 6, then its slower and
     /// smaller ones (its 9 is hardly smaller than its 8, its 10–12 search much harder).
-    package static func libdeflateLevel(_ level: Int32) -> Int32 {
+    static func libdeflateLevel(_ level: Int32) -> Int32 {
         switch level {
         case ...6: return level
         case 7: return 8

@@ -49,7 +49,7 @@ package final class Deflater {
     }
 
     /// The Adler-32 of `bytes` continued from `checksum` (1 to start): a zlib stream's trailer.
-    package static func adler32(_ checksum: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
+    static func adler32(_ checksum: UInt32, _ bytes: UnsafeRawBufferPointer) -> UInt32 {
         guard let base = bytes.baseAddress, !bytes.isEmpty else { return checksum }
         return UInt32(CZlib.adler32_z(uLong(checksum), base.assumingMemoryBound(to: Bytef.self), z_size_t(bytes.count)))
     }

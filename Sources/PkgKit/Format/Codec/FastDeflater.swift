@@ -10,7 +10,7 @@ internal import CIsal
 ///
 /// The bytes depend only on the input and on the chunks it is fed in, which `FileEncoder` keeps
 /// fixed (its buffer's size), so the output is reproducible.
-package final class FastDeflater: StreamDeflater {
+final class FastDeflater: StreamDeflater {
     #if canImport(CIsal)
     private let stream: UnsafeMutablePointer<isal_zstream>
     private let work: UnsafeMutableRawBufferPointer

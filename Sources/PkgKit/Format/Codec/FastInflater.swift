@@ -7,7 +7,7 @@ internal import CIsal
 ///
 /// ISA-L's zlib mode checks the stream's Adler-32 trailer itself. Its failures carry only a status
 /// number: callers that must say what is wrong stream the data again through `Inflater`.
-package final class FastInflater: StreamInflater {
+final class FastInflater: StreamInflater {
     /// ISA-L's streaming state: 87 KB.
     private let state: UnsafeMutablePointer<inflate_state> = .allocate(capacity: 1)
 

@@ -1,7 +1,7 @@
 
 /// A zlib (RFC 1950) stream decompressor fed in chunks: `Inflater` (zlib), or `FastInflater`
 /// (ISA-L) where it is linked. The read side's counterpart of `StreamDeflater`.
-package protocol StreamInflater: AnyObject {
+protocol StreamInflater: AnyObject {
     /// Starts a new stream, keeping the allocations of the last one.
     func reset()
     /// Hands over the next compressed bytes, which must stay valid until `pendingInput` is 0.
@@ -26,7 +26,7 @@ package enum InflateStatus: Equatable {
 
 /// The fastest stream inflater linked here: ISA-L's, else zlib's. What ISA-L does not end cleanly
 /// its callers stream again through `Inflater`, whose words every diagnostic uses.
-package func makeStreamInflater() -> StreamInflater {
+func makeStreamInflater() -> StreamInflater {
     #if canImport(CIsal)
     return FastInflater()
     #else

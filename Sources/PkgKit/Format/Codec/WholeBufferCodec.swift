@@ -21,7 +21,7 @@ package final class WholeBufferInflater {
         case zlib
 
         /// ISA-L where it is linked, else libdeflate, else zlib.
-        package static var preferred: Engine { available[0] }
+        static var preferred: Engine { available[0] }
 
         /// The engines linked here, fastest first.
         package static var available: [Engine] {

@@ -3,10 +3,10 @@ internal import CZlib
 
 /// Inflates the zlib stream at the start of some bytes, for the few places that read xar data
 /// without libarchive (inspect's plist, the merged-copies check).
-package enum ZlibStream {
+enum ZlibStream {
     /// The stream's decoded bytes (dropped when `keepOutput` is false) and how many input bytes
     /// it used; nil when the bytes do not start with a complete stream or decode past `limit`.
-    package static func inflateFirst(_ bytes: Data, keepOutput: Bool, limit: Int = .max) -> (output: Data, consumed: Int)? {
+    static func inflateFirst(_ bytes: Data, keepOutput: Bool, limit: Int = .max) -> (output: Data, consumed: Int)? {
         var output = Data()
         var produced = 0
         let chunk = UnsafeMutablePointer<Bytef>.allocate(capacity: 64 * 1024)

@@ -4,8 +4,8 @@ import Foundation
 /// The first 16 bytes of a chunk's SHA-256: what a chunk table names each chunk by, and what a
 /// client checks every chunk against before the file's own sha1.
 package struct ChunkDigest: Hashable, Sendable {
-    package var high: UInt64
-    package var low: UInt64
+    var high: UInt64
+    var low: UInt64
 
     package init(_ digest: SHA256.Digest) {
         (high, low) = digest.withUnsafeBytes { ($0.loadUnaligned(as: UInt64.self).bigEndian, $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self).bigEndian) }
@@ -42,7 +42,7 @@ package struct ChunkHasher {
 public struct ChunkTable: Sendable, Equatable {
     /// The one style there is: gear-hash boundaries, SHA-256 digests cut to 16 bytes.
     package static let style = "gear64-sha256"
-    package static let recordBytes = 24
+    static let recordBytes = 24
     /// The most chunks one file's table may declare (8 GiB at the standard minimum size).
     package static let maxChunks = 1 << 17
 

@@ -78,7 +78,7 @@ public struct ParsedContentInfo: Sendable, Equatable {
     /// A binary plist starts with `bplist`; an XML one (after an optional BOM and white space)
     /// with `<`.
     /// XML must also be well-formed, which libxml2 checks without leaking.
-    package static func mayBePropertyList(_ data: Data) -> Bool {
+    static func mayBePropertyList(_ data: Data) -> Bool {
         if data.starts(with: Array("bplist".utf8)) { return true }
         var bytes = data[...]
         if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { bytes = bytes.dropFirst(3) }

@@ -28,7 +28,7 @@ public enum ContainerSignature: String, Sendable {
 
     /// True when `block` is a tar header: its checksum field (octal, at 148) equals the sum of
     /// the block's bytes with that field counted as spaces, unsigned or (old writers) signed.
-    package static func isTarHeader(_ block: [UInt8]) -> Bool {
+    static func isTarHeader(_ block: [UInt8]) -> Bool {
         guard block.count >= 512, block[0] != 0 else { return false }
         var stored = 0
         var digits = 0

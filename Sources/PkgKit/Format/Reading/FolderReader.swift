@@ -27,7 +27,7 @@ public final class FolderReader: PackageReader {
     deinit { closeCurrent() }
 
     /// A reader of the same items from the start.
-    package func rewound() -> FolderReader { FolderReader(items: items) }
+    func rewound() -> FolderReader { FolderReader(items: items) }
 
     public func nextEntry() throws -> ArchiveEntry? {
         closeCurrent()

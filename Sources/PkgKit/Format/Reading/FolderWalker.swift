@@ -127,7 +127,7 @@ public enum FolderWalker {
         return entries.sorted { $0.name.lexicographicallyPrecedes($1.name) }
     }
 
-    package static func readLink(_ absolute: [UInt8]) throws -> [UInt8] {
+    static func readLink(_ absolute: [UInt8]) throws -> [UInt8] {
         var buffer = [UInt8](repeating: 0, count: 4097)
         let count = absolute.withCString { path in
             buffer.withUnsafeMutableBufferPointer { readlink(path, UnsafeMutableRawPointer($0.baseAddress!).assumingMemoryBound(to: CChar.self), 4096) }

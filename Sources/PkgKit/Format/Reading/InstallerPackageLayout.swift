@@ -3,7 +3,7 @@
 /// names of its members, so that the outer xar is read once.
 public enum InstallerPackageLayout {
     /// Top-level member names that only installer packages have.
-    package static let installerMembers: Set<String> = ["Distribution", "Resources", "PackageInfo", "Bom", "Payload", "Scripts"]
+    static let installerMembers: Set<String> = ["Distribution", "Resources", "PackageInfo", "Bom", "Payload", "Scripts"]
 
     /// True when a member at `path` is a component package's Payload.
     public static func isPayload(_ path: ArchivePath) -> Bool {

@@ -30,7 +30,7 @@ extension PackageBytes {
     }
 
     /// `read`, with a count outside the buffer (a source's bug) refused rather than trusted.
-    package func readChecked(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
+    func readChecked(into buffer: UnsafeMutableRawBufferPointer, at offset: Int64) throws -> Int {
         let count = try read(into: buffer, at: offset)
         guard count >= 0, count <= buffer.count else { throw MiscountedRead(count: count, asked: buffer.count) }
         return count

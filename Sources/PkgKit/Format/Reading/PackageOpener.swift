@@ -156,7 +156,7 @@ public enum PackageOpener {
     /// file ends inside the header or the table of contents the header declares, or the header
     /// declares a table of contents longer than any pkgtool reads; nil otherwise. The same words
     /// as `ContainerExtent`'s, so that every command describes a cut package alike.
-    package static func xarTruncation(head: [UInt8], fileSize: Int64) -> String? {
+    static func xarTruncation(head: [UInt8], fileSize: Int64) -> String? {
         guard head.count >= XarHeader.size else { return "the package is truncated: it ends inside its header" }
         let header: XarHeader
         do {
@@ -181,6 +181,6 @@ package final class EmptyReader: PackageReader {
 }
 
 /// `open(2)` for reading, outside the readers whose own `open` would shadow it.
-package func openReadOnly(_ path: String) -> Int32 {
+func openReadOnly(_ path: String) -> Int32 {
     open(path, O_RDONLY | O_CLOEXEC)
 }

@@ -1,7 +1,7 @@
 
 /// A reader whose first entry (or first failure) was already taken to look at, handed back
 /// before the rest: what lets `PackageOpener` tell package kinds apart in a single pass.
-package final class PeekedReader: PackageReader, ReadAheadReader {
+final class PeekedReader: PackageReader, ReadAheadReader {
     private let inner: PackageReader
     private var first: ArchiveEntry?
     private var failure: ReadError?

@@ -29,7 +29,7 @@ package protocol ReadAheadReader: AnyObject {
 
 extension ReadAheadReader where Self: PackageReader {
     /// `verifyData` by reading every byte through `readData`, for entries not read ahead.
-    package func verifyByReading(head: UnsafeMutableRawBufferPointer, scratch: UnsafeMutableRawBufferPointer) throws -> VerifiedData {
+    func verifyByReading(head: UnsafeMutableRawBufferPointer, scratch: UnsafeMutableRawBufferPointer) throws -> VerifiedData {
         var result = VerifiedData(size: 0, headCount: 0, failure: nil)
         while true {
             let count: Int

@@ -12,11 +12,11 @@ import PkgKitDiagnostics
 /// `__MACOSX` folder entry, with nothing inside (one `junk-file` warning; nothing extracted).
 package enum WrappingFolder {
     /// The folder of AppleDouble files Finder adds beside what it compresses.
-    package static let appleDoubleFolder = Array("__MACOSX".utf8)
+    static let appleDoubleFolder = Array("__MACOSX".utf8)
 
     /// True when `first` (a package's first entry) leaves a wrapping folder possible: it lies in
     /// a folder other than ContentInfo.plist, Contents or an unsafe name (or in `__MACOSX/`).
-    package static func mayBeWrapped(startingWith first: ArchiveEntry) -> Bool {
+    static func mayBeWrapped(startingWith first: ArchiveEntry) -> Bool {
         guard let top = first.path.components.first.map(Array.init) else { return false }
         if top == appleDoubleFolder { return true }
         // A single-component entry is the folder itself, or a file beside it.
@@ -49,7 +49,7 @@ package enum WrappingFolder {
     /// `reader` itself. `reopen` gives a fresh reader of the same package, for the listing pass
     /// that confirms a wrapper: it is needed only when the first entry is a folder other than
     /// Contents, so a bare package costs nothing more.
-    package static func unwrap(_ reader: any PackageReader, reopen: () throws -> any PackageReader) -> (reader: any PackageReader, wrapper: String?) {
+    static func unwrap(_ reader: any PackageReader, reopen: () throws -> any PackageReader) -> (reader: any PackageReader, wrapper: String?) {
         let first: ArchiveEntry
         do {
             guard let entry = try reader.nextEntry() else { return (reader, nil) }
@@ -103,7 +103,7 @@ package enum WrappingFolder {
 /// A reader whose every entry lies in one wrapping folder, handed on with that folder taken off
 /// the front of each path (the folder itself becomes the root), so that rules, reports and the
 /// installer see the bare layout and paths relative to the package root.
-package final class UnwrappingReader: PackageReader {
+final class UnwrappingReader: PackageReader {
     private let inner: any PackageReader
     private let folder: [UInt8]
     /// The folder as paths in read errors show it, with the slash after it.

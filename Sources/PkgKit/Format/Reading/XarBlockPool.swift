@@ -5,10 +5,10 @@
 /// fault per 4 KiB.
 ///
 /// Not thread-safe: its owner calls it under its own lock.
-package final class XarBlockPool {
+final class XarBlockPool {
     package static let blockSize = 1 << 20
     /// Freed bytes kept to be handed out again.
-    package static let maxPooled = 2 << 20
+    static let maxPooled = 2 << 20
 
     /// Bytes in blocks handed out and not given back.
     package private(set) var retained = 0

@@ -35,7 +35,7 @@ package enum XarChecksumStyle: UInt8, Sendable {
     }
 
     /// A digest running in this style, or nil for `none`.
-    package func makeDigest() -> XarDigest? {
+    func makeDigest() -> XarDigest? {
         switch self {
         case .none: return nil
         case .sha1: return .sha1(Insecure.SHA1())
@@ -45,7 +45,7 @@ package enum XarChecksumStyle: UInt8, Sendable {
 }
 
 /// A running digest in one of the styles xar uses.
-package enum XarDigest {
+enum XarDigest {
     case sha1(Insecure.SHA1)
     case md5(Insecure.MD5)
 

@@ -1,8 +1,8 @@
 
 /// A read-ahead worker for `.deliver`: every decoded byte goes into the batch's blocks, written
 /// there directly, for the reader to copy out.
-package final class XarDeliveringWorker: XarPrefetchWorker {
-    package let prefetcher: XarPrefetcher
+final class XarDeliveringWorker: XarPrefetchWorker {
+    let prefetcher: XarPrefetcher
     private let decoder: XarEntryDecoder
     /// How much room a streamed chunk asks for at least.
     private static let chunk = 64 << 10

@@ -8,7 +8,7 @@ import PkgKitSupport
 /// Whenever the one-call way meets anything unexpected it gives up, and streaming the entry again
 /// reports exactly what is wrong; whenever a stream inflater other than zlib's does, zlib streams
 /// the entry again to say what, so the words are zlib's whichever way was tried first.
-package final class XarEntryDecoder {
+final class XarEntryDecoder {
     package let table: XarEntryTable
     private let bytes: PackageBytes
     private let path: String
@@ -35,7 +35,7 @@ package final class XarEntryDecoder {
 
     package static let inputSize = 1 << 20
     /// The largest entry (unpacked, and stored) decoded in one call.
-    package static let wholeLimit: Int64 = DeflateProfile.wholeBufferLimit
+    static let wholeLimit: Int64 = DeflateProfile.wholeBufferLimit
 
     /// A decoder of `table`'s entries, whose heap starts at `heapStart` in `bytes`; `path` names
     /// the package in messages.
@@ -52,18 +52,18 @@ package final class XarEntryDecoder {
     deinit { input.deallocate() }
 
     /// The entry's path for messages, made only when one is needed.
-    package func displayPath(_ index: Int) -> String {
+    func displayPath(_ index: Int) -> String {
         ArchivePath(raw: table.path(at: index, limit: 4 * PackageLimits.maxPathBytes) ?? []).description
     }
 
     /// Whether `decodeWhole` may try the entry.
-    package func fitsWhole(_ record: XarEntryTable.Record) -> Bool {
+    func fitsWhole(_ record: XarEntryTable.Record) -> Bool {
         record.gzip && record.hasData && record.size >= 0 && record.size <= Self.wholeLimit
             && record.length > 0 && record.length <= Self.wholeLimit + (64 << 10)
     }
 
     /// What `decodeWhole` did.
-    package enum WholeDecoding {
+    enum WholeDecoding {
         /// The data is in the output, inflated cleanly; a digest mismatch if one digest differs.
         case decoded(mismatch: ReadError?)
         /// Stream the entry instead: streaming says what is wrong, if anything.
@@ -72,7 +72,7 @@ package final class XarEntryDecoder {
 
     /// Decodes entry `index` into `output` (exactly its declared size) in one call and checks
     /// both digests.
-    package func decodeWhole(_ index: Int, into output: UnsafeMutableRawBufferPointer) -> WholeDecoding {
+    func decodeWhole(_ index: Int, into output: UnsafeMutableRawBufferPointer) -> WholeDecoding {
         let record = table.records[index]
         guard fitsWhole(record), output.count == Int(record.size), let start = heapPosition(record),
               record.length <= bytes.size - start else { return .streamInstead }

@@ -11,17 +11,17 @@ package struct XarEntryTable: Sendable {
         package var length: Int64
         package var offset: Int64
         /// The `<name>` alone: a path is its parents' names and this one.
-        package var nameStart: UInt32
-        package var nameCount: UInt32
+        var nameStart: UInt32
+        var nameCount: UInt32
         /// The parent's index, or -1 at the top.
         package var parent: Int32
-        package var linkStart: UInt32
+        var linkStart: UInt32
         /// -1 for no link.
-        package var linkCount: Int32
+        var linkCount: Int32
         /// The archived digest then the extracted one, decoded from hex.
-        package var digestStart: UInt32
-        package var archivedCount: UInt8
-        package var extractedCount: UInt8
+        var digestStart: UInt32
+        var archivedCount: UInt8
+        var extractedCount: UInt8
         package var mode: UInt16
         package var kind: EntryKind
         package var archivedStyle: XarChecksumStyle

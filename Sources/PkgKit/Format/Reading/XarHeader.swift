@@ -13,9 +13,9 @@ package struct XarHeader: Equatable, Sendable {
     /// The compressed TOC's length.
     package var tocLength: Int64
     /// The TOC's length once inflated, as the header declares it (readers go by the stream).
-    package var tocUncompressedLength: Int64
+    var tocUncompressedLength: Int64
     /// The checksum algorithm number (0 none, 1 sha1, 2 md5, 3 named in the header).
-    package var checksumAlgorithm: UInt32
+    var checksumAlgorithm: UInt32
 
     /// Where the heap starts: every data offset in the TOC counts from here.
     package var heapStart: Int64 { Int64(Self.size) + tocLength }

@@ -6,7 +6,7 @@ import Foundation
 /// truncated). libarchive's reader then spins or reports truncation; pkgtool names the duplicate.
 package enum XarMergedCopies {
     /// The most data examined: the check reads the entry's stored bytes once more.
-    package static let maxLength: Int64 = 64 << 20
+    static let maxLength: Int64 = 64 << 20
 
     /// How many copies a declared length counts, when it is an exact multiple (≥ 2) of the bytes
     /// its first zlib stream took; nil when the data is plain corruption.

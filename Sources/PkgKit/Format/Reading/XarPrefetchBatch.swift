@@ -3,7 +3,7 @@ import PkgKitDiagnostics
 /// Consecutive entries a read-ahead worker decodes in one go, and what it has handed over of
 /// them: their bytes in blocks, each entry's run of pieces, and how each ended. Its fields are
 /// read and written only under the lock of the `XarPrefetcher` that made it.
-package final class XarPrefetchBatch {
+final class XarPrefetchBatch {
     /// Bytes of one entry in one block.
     package struct Piece {
         package var block: Int
@@ -13,8 +13,8 @@ package final class XarPrefetchBatch {
 
     /// One entry's data so far.
     package struct Outcome {
-        package var pieceStart = 0
-        package var pieceCount = 0
+        var pieceStart = 0
+        var pieceCount = 0
         /// Bytes the data held (when delivering, also the bytes in its pieces).
         package var size: Int64 = 0
         package var done = false
@@ -22,7 +22,7 @@ package final class XarPrefetchBatch {
     }
 
     /// Where a worker writes next: a block of the batch and the bytes of it used.
-    package typealias Cursor = (block: Int, used: Int)?
+    typealias Cursor = (block: Int, used: Int)?
 
     /// The entries' indices: `first..<end`.
     package let first: Int
@@ -31,7 +31,7 @@ package final class XarPrefetchBatch {
     package var pieces: [Piece] = []
     package var outcomes: [Outcome]
     /// Bytes of blocks not yet given back.
-    package var retained = 0
+    var retained = 0
     /// Blocks below this index have been given back.
     package var released = 0
 
@@ -61,5 +61,5 @@ package final class XarPrefetchBatch {
     }
 
     /// Gives every block back to `pool`: the reader has left the batch.
-    package func releaseAll(to pool: XarBlockPool) { release(below: blocks.count, to: pool) }
+    func releaseAll(to pool: XarBlockPool) { release(below: blocks.count, to: pool) }
 }

@@ -2,7 +2,7 @@
 /// One read-ahead thread's work: it takes batches from the prefetcher and decodes their entries
 /// until none is left or the reader has gone. `XarDeliveringWorker` hands every byte over;
 /// `XarVerifyingWorker` checks each entry and keeps only its first bytes.
-package protocol XarPrefetchWorker: AnyObject {
+protocol XarPrefetchWorker: AnyObject {
     var prefetcher: XarPrefetcher { get }
     /// Decodes entry `index` of `batch`, leaving its bytes (or its first bytes) there and finishing
     /// it; throws only `XarPrefetcher.Cancelled`.

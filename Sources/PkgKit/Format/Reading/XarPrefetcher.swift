@@ -12,26 +12,26 @@ import Foundation
 /// first bytes of each file are kept (what executable detection and the plist need), so workers
 /// run ahead freely. Entries past the package's size limit are never started.
 // Unchecked: owns a lock (`condition`) guarding every `var` and batch field, and block memory handed over under it.
-package final class XarPrefetcher: @unchecked Sendable {
+final class XarPrefetcher: @unchecked Sendable {
     // `table`, `work`, `plan` and the bounds are immutable; each worker owns its decoder and
     // scratch memory.
 
     /// Decoded bytes held for the reader (`.deliver`).
     package static let window = 3 << 20
     /// What the reader's current batch may hold beyond `window`.
-    package static let streamCap = 2 << 20
+    static let streamCap = 2 << 20
     /// A batch ends after this many decoded bytes or entries.
-    package static let batchBytes: Int64 = 1 << 20
-    package static let batchEntries = 1024
+    static let batchBytes: Int64 = 1 << 20
+    static let batchEntries = 1024
     /// The first bytes of each file kept in `.verify`.
     package static let headBytes = ExecutableFormat.headBytes
     /// How many entries past the awaited one a worker checks before waking the reader (`.verify`),
     /// unless its batch ends first: a reader woken for each entry catches up at once and waits
     /// again, and on many tiny files the wake-ups cost more than the checks.
-    package static let wakeAhead = 64
+    static let wakeAhead = 64
 
     /// Where the reader is in one entry's data.
-    package struct Handle {
+    struct Handle {
         fileprivate let batch: XarPrefetchBatch
         fileprivate let slot: Int
         fileprivate var piece = 0
@@ -39,7 +39,7 @@ package final class XarPrefetcher: @unchecked Sendable {
     }
 
     /// Work was stopped: the reader has gone.
-    package struct Cancelled: Error {}
+    struct Cancelled: Error {}
 
     package let plan: ReadAheadPlan
     package let table: XarEntryTable
@@ -235,14 +235,14 @@ package final class XarPrefetcher: @unchecked Sendable {
     }
 
     /// A worker has done a batch.
-    package func batchDone() {
+    func batchDone() {
         condition.lock()
         wakeReader()
         condition.unlock()
     }
 
     /// Throws `Cancelled` once the reader has gone: a worker asks between the chunks of a long entry.
-    package func checkCancelled() throws {
+    func checkCancelled() throws {
         condition.lock()
         defer { condition.unlock() }
         if cancelled { throw Cancelled() }

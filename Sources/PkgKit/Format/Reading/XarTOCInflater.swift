@@ -9,7 +9,7 @@ import PkgKitSupport
 /// long the TOC is. The inflater stops with a failure past `maxBytes` of XML: a TOC that inflates
 /// without end is refused, not read.
 // Unchecked: owns the ring's buffers; a slot is written by the inflating thread only while it is neither filled nor held by the reader.
-package final class XarTOCInflater: @unchecked Sendable {
+final class XarTOCInflater: @unchecked Sendable {
     package static let chunkSize = 128 << 10
     package static let depth = 4
     /// Compressed bytes read from the package at a time.

@@ -2,12 +2,12 @@ package import CXML2
 import Foundation
 
 /// What an element of a xar TOC is to the parser, judged by its name and the element it sits in.
-package enum XarTOCElement {
+enum XarTOCElement {
     case file, name, type, mode, link, data, length, offset, size, encoding, archivedChecksum, extractedChecksum
     case checksum, checksumOffset, checksumSize, chunks, other
 
     /// What the element named `name` is inside `parent`.
-    package static func classify(_ name: UnsafePointer<xmlChar>?, inside parent: XarTOCElement?) -> XarTOCElement {
+    static func classify(_ name: UnsafePointer<xmlChar>?, inside parent: XarTOCElement?) -> XarTOCElement {
         guard let name else { return .other }
         return classify(inside: parent) {
             strcmp(UnsafeRawPointer(name).assumingMemoryBound(to: CChar.self), UnsafeRawPointer($0.text.utf8Start).assumingMemoryBound(to: CChar.self)) == 0
@@ -16,7 +16,7 @@ package enum XarTOCElement {
 
     /// What an element whose name is `named` is, inside `parent`.
     @inline(__always)
-    package static func classify(inside parent: XarTOCElement?, _ named: (XarTOCName) -> Bool) -> XarTOCElement {
+    static func classify(inside parent: XarTOCElement?, _ named: (XarTOCName) -> Bool) -> XarTOCElement {
         if named(.file) { return .file }
         switch parent {
         case .file:
@@ -44,7 +44,7 @@ package enum XarTOCElement {
 }
 
 /// The element names the parser reads.
-package enum XarTOCName: Int, CaseIterable {
+enum XarTOCName: Int, CaseIterable {
     case file, name, type, mode, link, data, length, offset, size, encoding, archivedChecksum, extractedChecksum, checksum, chunks
 
     package var text: StaticString {
@@ -70,7 +70,7 @@ package enum XarTOCName: Int, CaseIterable {
 /// The element names the parser reads, as the parser's dictionary holds them. libxml2 hands SAX2
 /// callbacks names from that dictionary, one copy per name, so comparing pointers tells them
 /// apart without a `strcmp` per element.
-package struct XarTOCInternedNames {
+struct XarTOCInternedNames {
     package let dictionary: xmlDictPtr
     package let pointers: [UnsafePointer<xmlChar>?]
 
@@ -82,7 +82,7 @@ package struct XarTOCInternedNames {
 
     /// What `XarTOCElement.classify` says, or nil for a name the dictionary does not hold (then
     /// it is compared by its text).
-    package func classify(_ element: UnsafePointer<xmlChar>?, inside parent: XarTOCElement?) -> XarTOCElement? {
+    func classify(_ element: UnsafePointer<xmlChar>?, inside parent: XarTOCElement?) -> XarTOCElement? {
         guard let element else { return .other }
         let found = XarTOCElement.classify(inside: parent) { element == pointers[$0.rawValue] }
         return found != .other || xmlDictOwns(dictionary, element) == 1 ? found : nil

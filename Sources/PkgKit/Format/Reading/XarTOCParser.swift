@@ -5,7 +5,7 @@ import PkgKitSupport
 /// The state of one parse of a xar TOC, driven by libxml2's SAX2 push parser, which is fed straight
 /// from the inflating TOC: no node is built for any element, and only the text of the elements read
 /// is kept, in one buffer used again and again.
-package struct XarTOCParser {
+struct XarTOCParser {
     package typealias Entry = XarTableOfContents.Entry
 
     package var toc: XarTableOfContents
@@ -15,17 +15,17 @@ package struct XarTOCParser {
     package var names: XarTOCInternedNames?
     /// Set when the TOC passed a limit: parsing has been stopped.
     package var failure: XarTOCError?
-    package var elements: [XarTOCElement] = []
+    var elements: [XarTOCElement] = []
     /// The open `<file>` elements.
     package var open: [(slot: Int, entry: Entry, named: Bool, chunks: (ChunkTable.Declared, [UInt8])?)] = []
     package var count = 0
-    package var base64Name = false
+    var base64Name = false
     /// The text of the innermost element, when it is one whose text is read.
     package var text: [UInt8] = []
     /// The `<chunks>` element being read: its attributes, and its text up to what they allow.
     package var chunks: (declared: ChunkTable.Declared, limit: Int, text: [UInt8])?
     /// Chunks declared so far by accepted tables, against `XarTableOfContents.maxChunks`.
-    package var chunkCount: Int64 = 0
+    var chunkCount: Int64 = 0
 
     package init(toc: XarTableOfContents, keepEntries: Bool, visit: ((Entry) -> Void)?) {
         self.toc = toc
@@ -229,7 +229,7 @@ package struct XarTOCParser {
 
     /// A decimal number as `Int64(String)` reads one (an optional sign, digits, nothing else);
     /// nil otherwise or on overflow.
-    package static func decimal(_ text: [UInt8]) -> Int64? {
+    static func decimal(_ text: [UInt8]) -> Int64? {
         var digits = text[...]
         var negative = false
         if let first = digits.first, first == UInt8(ascii: "-") || first == UInt8(ascii: "+") {
@@ -250,7 +250,7 @@ package struct XarTOCParser {
     }
 
     /// An octal number with optional blanks around it (`<mode>0644</mode>`); nil when it is not one.
-    package static func octal(_ text: [UInt8]) -> UInt32? {
+    static func octal(_ text: [UInt8]) -> UInt32? {
         var value: UInt32 = 0
         var digits = 0
         var index = 0

@@ -74,13 +74,13 @@ public struct XarTableOfContents: Sendable {
     public var entries: [Entry] = []
 
     /// The most TOC XML read, whatever the header claims.
-    package static let maxTOCBytes: Int64 = 512 << 20
+    static let maxTOCBytes: Int64 = 512 << 20
     /// The most `<file>` elements accepted.
     package static let maxEntries = 1_000_000
     /// The longest path kept: longer ones are cut here and refused by every reader.
     package static let maxPathBytes = 4 * PackageLimits.maxPathBytes + 1
     /// The deepest element nesting accepted.
-    package static let maxDepth = 600
+    static let maxDepth = 600
     /// The most chunks all chunk tables together may declare; past it, tables are ignored.
     package static let maxChunks = 1 << 20
 

@@ -1,8 +1,8 @@
 
 /// A read-ahead worker for `.verify`: each entry is decoded into scratch memory of the worker's
 /// own and checked, and only its first bytes (`keepLimit`) go into the batch's blocks.
-package final class XarVerifyingWorker: XarPrefetchWorker {
-    package let prefetcher: XarPrefetcher
+final class XarVerifyingWorker: XarPrefetchWorker {
+    let prefetcher: XarPrefetcher
     private let decoder: XarEntryDecoder
     /// Bytes kept of entry `index`.
     private let keepLimit: (Int) -> Int

@@ -13,7 +13,7 @@ import PkgKitSupport
 /// same bytes one stream makes. Otherwise a large text file keeps one thread busy while the
 /// other cores, their work done, wait for it. ISA-L's bytes depend on how its input is fed, so its levels stream
 /// each file through one compressor (`encodeInOneStream`), as does a file stored as it is.
-package struct ChunkedFileEncoder {
+struct ChunkedFileEncoder {
     package var encoder: FileEncoder
     package var parameters = ChunkParameters.standard
 

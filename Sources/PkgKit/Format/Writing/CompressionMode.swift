@@ -17,5 +17,5 @@ public enum DataEncoding: String, Sendable, Codable {
     case stored
 
     /// The xar TOC's name for it.
-    package var xarStyle: String { self == .zlib ? "application/x-gzip" : "application/octet-stream" }
+    var xarStyle: String { self == .zlib ? "application/x-gzip" : "application/octet-stream" }
 }

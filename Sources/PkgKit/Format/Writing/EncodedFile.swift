@@ -3,9 +3,9 @@ import Foundation
 import PkgKitSupport
 
 /// One file's data after encoding: its sizes, digests and where the stored bytes wait.
-package struct EncodedFile {
+struct EncodedFile {
     /// Where the bytes that go into the package are until the package is assembled.
-    package enum Bytes {
+    enum Bytes {
         /// The bytes to store, held in memory: compressed ones, or a small file stored as it is.
         case memory([UInt8])
         /// Compressed bytes in a scratch file (large files).
@@ -22,13 +22,13 @@ package struct EncodedFile {
     package var length: Int64
     package var encoding: DataEncoding
     /// Binary, not hex: 100,000 files would otherwise hold 200,000 strings until the end.
-    package var extractedSHA1: Insecure.SHA1Digest
-    package var archivedSHA1: Insecure.SHA1Digest
+    var extractedSHA1: Insecure.SHA1Digest
+    var archivedSHA1: Insecure.SHA1Digest
     package var bytes: Bytes
     /// How a large file was cut into chunks, for clients that fetch only the chunks they lack (see `ChunkTable`).
     package var chunks: ChunkTable? = nil
     /// Set for a file that may have a twin in the package (see `HeapCoalescing`).
-    package var contentKey: ContentKey? = nil
+    var contentKey: ContentKey? = nil
 
     package init(size: Int64, length: Int64, encoding: DataEncoding, extractedSHA1: Insecure.SHA1Digest, archivedSHA1: Insecure.SHA1Digest,
                  bytes: Bytes, chunks: ChunkTable? = nil, contentKey: ContentKey? = nil) {
@@ -45,7 +45,7 @@ package struct EncodedFile {
 
 /// What one encoding thread keeps from file to file: its buffers and compressors, so that a
 /// package of 100,000 files does not set up zlib (or map fresh buffers) 100,000 times.
-package final class EncoderScratch {
+final class EncoderScratch {
     /// Streaming reads, `XarWriter.bufferSize`.
     package let buffer: UnsafeMutableRawBufferPointer
     /// The profile's streaming engine, for files over its `wholeLimit`.
@@ -54,7 +54,7 @@ package final class EncoderScratch {
     /// libdeflate is not linked.
     package let whole: WholeBufferDeflater?
     /// libdeflate at level 1, for `auto`'s trial of a file's first bytes.
-    package let sampler: WholeBufferDeflater?
+    let sampler: WholeBufferDeflater?
     package private(set) var input: UnsafeMutableRawBufferPointer?
     package private(set) var output: UnsafeMutableRawBufferPointer?
 
@@ -72,7 +72,7 @@ package final class EncoderScratch {
     }
 
     /// Buffers for a whole file of up to `FileEncoder.wholeLimit` bytes and its compressed form.
-    package func wholeBuffers() -> (input: UnsafeMutableRawBufferPointer, output: UnsafeMutableRawBufferPointer)? {
+    func wholeBuffers() -> (input: UnsafeMutableRawBufferPointer, output: UnsafeMutableRawBufferPointer)? {
         guard let whole else { return nil }
         if input == nil {
             input = .allocate(byteCount: FileEncoder.wholeLimit + 1, alignment: 16)
@@ -83,9 +83,9 @@ package final class EncoderScratch {
 
     /// Scratch kept between batches, one per thread at a time.
     // Unchecked: a scratch owns raw buffers (not Sendable); one taken out is used by one thread until put back.
-    package final class Pool: @unchecked Sendable {
+    final class Pool: @unchecked Sendable {
         private let free = LockedValue<[EncoderScratch]>([])
-        package let profile: DeflateProfile
+        let profile: DeflateProfile
 
         package init(profile: DeflateProfile) { self.profile = profile }
 
@@ -101,13 +101,13 @@ package final class EncoderScratch {
 
 /// Compresses or stores one file, computing both sha1 digests in the same pass: in one call with
 /// libdeflate when the profile gives the file to it, else streaming.
-package struct FileEncoder {
+struct FileEncoder {
     package var mode: CompressionMode
     /// Which engine compresses which file.
-    package var profile: DeflateProfile
+    var profile: DeflateProfile
     package var scratchDirectory: String
     /// Whether large files are cut into chunks (see `ChunkedFileEncoder`).
-    package var chunking = false
+    var chunking = false
     /// Threads a large file's chunks may be compressed on (see `ChunkedFileEncoder`).
     package var jobs = 1
 
@@ -115,17 +115,17 @@ package struct FileEncoder {
         (self.mode, self.profile, self.scratchDirectory, self.chunking, self.jobs) = (mode, profile, scratchDirectory, chunking, jobs)
     }
     /// Compressed output kept in memory up to this size, then spilled to a scratch file.
-    package static let memoryLimit = Int(DeflateProfile.wholeBufferLimit)
+    static let memoryLimit = Int(DeflateProfile.wholeBufferLimit)
     /// The largest file compressed in one call: two such buffers per thread.
-    package static let wholeLimit = Int(DeflateProfile.wholeBufferLimit)
+    static let wholeLimit = Int(DeflateProfile.wholeBufferLimit)
     /// How much of a file `auto` compresses to decide whether it shrinks, when its first
     /// `quickSampleBytes` do not.
-    package static let sampleBytes = 64 * 1024
+    static let sampleBytes = 64 * 1024
     /// How much of a file `auto` compresses first: enough to tell text and data from JPEG, PNG
     /// or zip, for a quarter of the work.
-    package static let quickSampleBytes = 16 * 1024
+    static let quickSampleBytes = 16 * 1024
     /// `auto` stores a file whose sample does not shrink below this fraction.
-    package static let worthwhileRatio = 0.97
+    static let worthwhileRatio = 0.97
 
     /// Encodes item `index` of the package with `scratch`'s buffers and compressors; with
     /// `coalescing`, a file whose bytes an earlier item has comes back as a `duplicate`, not
@@ -300,7 +300,7 @@ package struct FileEncoder {
     }
 
     /// Fills as much of `buffer` as the file has left; a short read is not the end of a file.
-    package func fill(_ buffer: UnsafeMutableRawBufferPointer, from reader: FolderReader) throws -> Int {
+    func fill(_ buffer: UnsafeMutableRawBufferPointer, from reader: FolderReader) throws -> Int {
         var filled = 0
         while filled < buffer.count {
             let count = try reader.readData(into: UnsafeMutableRawBufferPointer(rebasing: buffer[filled...]))
@@ -323,7 +323,7 @@ package struct FileEncoder {
     /// level-1 pass over its first `quickSampleBytes` settles most files; one whose start does
     /// not shrink (a header, a thumbnail, or truly compressed data) is tried on all of `head`.
     /// A file found worth it that does not shrink after all is still stored.
-    package static func worthCompressing(_ head: UnsafeRawBufferPointer, scratch: EncoderScratch) throws -> Bool {
+    static func worthCompressing(_ head: UnsafeRawBufferPointer, scratch: EncoderScratch) throws -> Bool {
         func shrinks(_ count: Int) throws -> Bool {
             let sample = UnsafeRawBufferPointer(rebasing: head[0..<count])
             return try compressedSize(sample, scratch: scratch) < Int(Double(count) * worthwhileRatio)
@@ -332,7 +332,7 @@ package struct FileEncoder {
         return try shrinks(head.count)
     }
 
-    package static func compressedSize(_ sample: UnsafeRawBufferPointer, scratch: EncoderScratch) throws -> Int {
+    static func compressedSize(_ sample: UnsafeRawBufferPointer, scratch: EncoderScratch) throws -> Int {
         if let sampler = scratch.sampler, let (_, output) = scratch.wholeBuffers() {
             let count = sampler.compress(sample, into: output)
             return count == 0 ? sample.count : count

@@ -5,7 +5,7 @@ import PkgKitSupport
 /// What makes two files' data the same for `HeapCoalescing`: their sha256 and size. Not sha1,
 /// the xar checksum: two different files with one sha1 can be made on purpose, and a package
 /// must never give one file another's bytes.
-package struct ContentKey: Hashable, Sendable {
+struct ContentKey: Hashable, Sendable {
     /// The sha256's 32 bytes as four words: swift-crypto 3 does not declare its digest Sendable.
     private let sha256: SIMD4<UInt64>
     /// The file's size.
@@ -28,12 +28,12 @@ package struct ContentKey: Hashable, Sendable {
 /// file (by package order) of the same content skips compression. Which copy is stored is
 /// decided in package order when the heap is laid out (`storedCopy`, `recordStored`), so the
 /// bytes never depend on timing.
-package final class HeapCoalescing: Sendable {
+final class HeapCoalescing: Sendable {
     /// Where the first copy of a content lies in the heap.
-    package struct StoredCopy: Sendable {
+    struct StoredCopy: Sendable {
         package var heapOffset: Int64
         package var length: Int64
-        package var archivedSHA1: Insecure.SHA1Digest
+        var archivedSHA1: Insecure.SHA1Digest
         package var encoding: DataEncoding
         /// Its chunk table's index in `chunkTables`, or -1.
         fileprivate var chunks: Int32
@@ -50,7 +50,7 @@ package final class HeapCoalescing: Sendable {
     /// in the tables costs about 100 bytes of memory, and 100,000 of them would take `create`
     /// past its memory bound. On `/usr/share`, files of 4 KiB and more are 2,355 of the 36,728
     /// files that share a size and hold 96% of what coalescing saves.
-    package static let smallestCandidate: Int64 = 4096
+    static let smallestCandidate: Int64 = 4096
 
     private let candidateSizes: Set<Int64>
     /// What the workers claim, each content by its key.
@@ -74,11 +74,11 @@ package final class HeapCoalescing: Sendable {
     }
 
     /// Whether a file of `size` bytes may have a twin.
-    package func isCandidate(size: Int64) -> Bool { candidateSizes.contains(size) }
+    func isCandidate(size: Int64) -> Bool { candidateSizes.contains(size) }
 
     /// Records that item `index` has `key`; returns true when an earlier item has it too, so
     /// that this one need not be encoded.
-    package func isDuplicate(_ key: ContentKey, index: Int) -> Bool {
+    func isDuplicate(_ key: ContentKey, index: Int) -> Bool {
         slots.withLock { slots in
             if let slot = slots[key], slot.first < index { return true }
             slots[key, default: Slot(first: Int32(index))].first = Int32(index)
@@ -88,7 +88,7 @@ package final class HeapCoalescing: Sendable {
 
     /// Where the bytes of `key` already are in the heap, and their chunk table; nil for the
     /// first copy.
-    package func storedCopy(_ key: ContentKey) -> (copy: StoredCopy, chunks: ChunkTable?)? {
+    func storedCopy(_ key: ContentKey) -> (copy: StoredCopy, chunks: ChunkTable?)? {
         let index = slots.withLock { $0[key]?.stored ?? -1 }
         guard index >= 0 else { return nil }
         return stored.withLock { stored in
@@ -98,7 +98,7 @@ package final class HeapCoalescing: Sendable {
     }
 
     /// Records the first copy of `key`, just placed in the heap.
-    package func recordStored(_ key: ContentKey, heapOffset: Int64, file: EncodedFile) {
+    func recordStored(_ key: ContentKey, heapOffset: Int64, file: EncodedFile) {
         let index = stored.withLock { stored in
             var chunks: Int32 = -1
             if let table = file.chunks {

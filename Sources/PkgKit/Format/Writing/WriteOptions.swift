@@ -84,7 +84,7 @@ public struct WrittenPackage: Sendable {
 }
 
 /// A point in time as xar writes it: UTC, 20 characters with `Z` (libarchive accepts no other form).
-package func xarTimestamp(_ seconds: Int64, withZone: Bool = true) -> String {
+func xarTimestamp(_ seconds: Int64, withZone: Bool = true) -> String {
     var time = time_t(seconds)
     var parts = tm()
     gmtime_r(&time, &parts)

@@ -7,7 +7,7 @@ import Crypto
 /// escaped text), and a general XML writer, called through Swift strings for each of the 15 or
 /// so elements of every file, would make this thread the bottleneck of creating a package of many
 /// files while the workers compress. One element per line, indented by depth.
-package final class XarTOCWriter {
+final class XarTOCWriter {
     private let sink: Sink
     private var buffer: [UInt8] = []
     /// The open elements, innermost last.
@@ -15,16 +15,16 @@ package final class XarTOCWriter {
     /// The innermost element's start tag still takes attributes (`>` not written yet).
     private var tagOpen = false
 
-    package static let flushBytes = 64 * 1024
+    static let flushBytes = 64 * 1024
 
     /// Where the XML goes: deflated into `scratch`.
-    package final class Sink {
+    final class Sink {
         // The TOC of 100,000 files is tens of MB of XML: ISA-L's level 2 deflates it several
         // times faster than zlib level 6 (libarchive's) where linked.
         package let deflater: StreamDeflater = FastDeflater(level: 2) ?? Deflater(level: 6, outputCapacity: 256 * 1024)
         package let scratch: FileOutput
         package var checksum = Insecure.SHA1()
-        package var uncompressed: Int64 = 0
+        var uncompressed: Int64 = 0
         package var compressed: Int64 = 0
 
         package init(scratch: FileOutput) { self.scratch = scratch }
@@ -64,7 +64,7 @@ package final class XarTOCWriter {
     }
 
     /// Adds an attribute to the open element.
-    package func attribute(_ name: String, _ value: String) throws {
+    func attribute(_ name: String, _ value: String) throws {
         precondition(tagOpen, "attributes go on an open start tag")
         append(" ")
         append(name)

@@ -36,11 +36,11 @@ package struct XarWriter {
         var sha1: Insecure.SHA1Digest
     }
 
-    package static let headerSize = 28
+    static let headerSize = 28
     package static let bufferSize = 1 << 20
     /// The most heap bytes one in-kernel copy moves before the hashing thread is told of them,
     /// so that it reads the package back while the copying goes on.
-    package static let copyRunLimit: Int64 = 8 << 20
+    static let copyRunLimit: Int64 = 8 << 20
 
     /// Writes `items` as a xar. `listFiles` asks for every file's digest and sizes in the result
     /// (for `content-unchanged`); otherwise `files` is empty and nothing per file outlives the TOC
@@ -181,7 +181,7 @@ package struct XarWriter {
     }
 
     /// Groups consecutive files into batches of about `batchBytes` (a large file alone).
-    package static func batches(_ indices: [Int], sizes: (Int) -> Int64, batchBytes: Int64 = 1 << 20, maxCount: Int = 512) -> [[Int]] {
+    static func batches(_ indices: [Int], sizes: (Int) -> Int64, batchBytes: Int64 = 1 << 20, maxCount: Int = 512) -> [[Int]] {
         var batches: [[Int]] = []
         var current: [Int] = []
         var bytes: Int64 = 0

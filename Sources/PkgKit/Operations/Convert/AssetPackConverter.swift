@@ -154,7 +154,7 @@ public struct AssetPackConverter: Sendable {
     }
 
     /// The report of a path that could not be read at all.
-    package static func unreadableReport(_ path: String, _ message: String) -> PackageReport {
+    static func unreadableReport(_ path: String, _ message: String) -> PackageReport {
         PackageReport(PackageCheck(path: path, facts: PackageFacts(), diagnostics: [
             Diagnostic(.unreadableInput, path: path, "\(message): give the path of a package or an unpacked folder")]), strict: false)
     }
@@ -162,7 +162,7 @@ public struct AssetPackConverter: Sendable {
     /// The text of `OUT/README.txt`: what the folder holds, the commands to run in it, and the
     /// product → pack ID table, for `packs` (this run's and those converted earlier). It names no
     /// time, host or absolute path: the same packs give the same bytes.
-    package static func readme(_ packs: [ConvertedPack]) -> String {
+    static func readme(_ packs: [ConvertedPack]) -> String {
         let listing = ConvertReport(status: .converted, packs: packs)
         return """
             Background Assets asset packs
@@ -190,7 +190,7 @@ public struct AssetPackConverter: Sendable {
     /// The packs an earlier conversion left in `output` and this one does not replace: each
     /// `<id>.json` whose `assetPackID` is `<id>`, beside a folder `<id>/` whose ContentInfo.plist
     /// names the product. Anything else in the folder is not a pack and is not listed.
-    package static func earlierPacks(in output: String, excluding: Set<String>) -> [ConvertedPack] {
+    static func earlierPacks(in output: String, excluding: Set<String>) -> [ConvertedPack] {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: output)) ?? []
         return names.compactMap { name -> ConvertedPack? in
             guard name.hasSuffix(".json"), !name.hasPrefix(".") else { return nil }
@@ -206,7 +206,7 @@ public struct AssetPackConverter: Sendable {
         }
     }
 
-    package static func ioDiagnostic(_ error: InstallError) -> Diagnostic {
+    static func ioDiagnostic(_ error: InstallError) -> Diagnostic {
         var diagnostic = error.diagnostic
         diagnostic.words.append(": nothing was converted and the output folder is as it was")
         return diagnostic
@@ -214,7 +214,7 @@ public struct AssetPackConverter: Sendable {
 }
 
 /// What the first look learnt of one package.
-package struct FirstLook {
+struct FirstLook {
     package var path: String
     /// The plist's keys, when the first look found the package valid.
     package var info: ContentInfo?
@@ -224,12 +224,12 @@ package struct FirstLook {
 
 /// Which package becomes which pack: the latest version of each product, and what keeps the
 /// packages from being converted together.
-package struct ConversionPlan {
-    package struct Winner {
+struct ConversionPlan {
+    struct Winner {
         package var index: Int
         package var path: String
         package var info: ContentInfo
-        package var packID: String
+        var packID: String
     }
 
     /// The package converted for each product.
@@ -296,13 +296,13 @@ package struct ConversionPlan {
     }
 
     /// The pack ID a package is converted to, when it is its product's winner.
-    package func packID(ofWinner index: Int) -> String? {
+    func packID(ofWinner index: Int) -> String? {
         winners.first { $0.index == index }?.packID
     }
 
     /// One version of a product given twice with different files: which one to convert is not
     /// for pkgtool to guess.
-    package func sameVersionConflicts(_ checks: [PackageCheck?]) -> [Diagnostic] {
+    func sameVersionConflicts(_ checks: [PackageCheck?]) -> [Diagnostic] {
         var found: [Diagnostic] = []
         for (index, path, winner) in superseded where needsDigests.contains(index) {
             guard let mine = checks[index], let theirs = checks[winner], mine.isValid(), theirs.isValid(),

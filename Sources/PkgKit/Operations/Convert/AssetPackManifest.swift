@@ -64,7 +64,7 @@ public enum AssetPackID {
 
     /// The key under which two pack IDs collide: pack IDs that differ only in letter case name
     /// the same folder on a Mac's case-insensitive disk, where ba-package runs.
-    package static func collisionKey(_ packID: String) -> String { packID.lowercased() }
+    static func collisionKey(_ packID: String) -> String { packID.lowercased() }
 }
 
 /// A `ba-package` manifest for one asset pack: the pack's ID, its download policy, the folder it

@@ -9,7 +9,7 @@ import PkgKitInstall
 /// folder the output goes to (the same disk as the output, never a RAM-backed temporary folder),
 /// holding the package's `Contents/` and its ContentInfo.plist. It is removed when the create
 /// ends; one left by a process that was killed is removed by the next create into that folder.
-package final class CreateStaging {
+final class CreateStaging {
     package static let prefix = ".pkgtool-create-"
 
     /// The staging folder's path: the source of the rebuild.
@@ -58,7 +58,7 @@ package final class CreateStaging {
 
     /// Reads the package at `source` in full, judging it by `context`, while its `Contents/` tree
     /// is written into the staging folder; its ContentInfo.plist follows when it has one.
-    package func unpack(_ source: String, context: RuleContext, cancellation: Cancellation?,
+    func unpack(_ source: String, context: RuleContext, cancellation: Cancellation?,
                 progress: ((Int64, Int64) -> Void)?) throws -> PackageCheck {
         let folder = openat(parent, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard folder >= 0 else { throw InstallError.io(path: path, errnoText()) }

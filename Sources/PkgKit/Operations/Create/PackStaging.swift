@@ -11,7 +11,7 @@ import PkgKitInstall
 /// Every write goes through the output folder's descriptor without following links (the
 /// installer's `StagingWriter` writes each pack's Contents/). Staging left by a process that
 /// was killed is removed by the next conversion into the same folder (its process id is gone).
-package final class PackStaging {
+final class PackStaging {
     package static let prefix = ".pkgtool-convert-"
 
     /// The output folder's path.
@@ -46,7 +46,7 @@ package final class PackStaging {
 
     /// Reads `package` in full, checking it, while its Contents/ tree is written into the pack
     /// folder `packID`'s staging, and adds its ContentInfo.plist when the package is valid.
-    package func stage(_ package: String, as packID: String, context: RuleContext, digests: Bool,
+    func stage(_ package: String, as packID: String, context: RuleContext, digests: Bool,
                options: ConvertOptions) throws -> PackageCheck {
         let name = mine + packID
         try checkCall(mkdirat(folder, name, 0o755), output + "/" + name)
@@ -76,7 +76,7 @@ package final class PackStaging {
     }
 
     /// Stages a file that `commit` renames to `name` in the output folder.
-    package func stageFile(_ name: String, _ data: Data) throws {
+    func stageFile(_ name: String, _ data: Data) throws {
         let temporary = mine + name
         staged.append(temporary)
         try writeFile(temporary, data, in: folder, path: output + "/" + name)

@@ -72,12 +72,12 @@ extension InspectReport {
     }
 
     /// The sha1 of no bytes, which xar writers leave out of the TOC for empty files.
-    package static let emptySHA1 = "da39a3ee5e6b4b0d3255bfef95601890afd80709"
+    static let emptySHA1 = "da39a3ee5e6b4b0d3255bfef95601890afd80709"
 
     /// The report from a xar content package's TOC, and whether it lists a ContentInfo.plist; nil
     /// when the TOC cannot answer (not a xar, an installer package, or `--files` without sha1
     /// checksums in the TOC).
-    package static func fromXarTableOfContents(_ path: String, withFiles: Bool) -> (InspectReport, Bool)? {
+    static func fromXarTableOfContents(_ path: String, withFiles: Bool) -> (InspectReport, Bool)? {
         // Without --files nothing per entry is kept: counts and sums are taken as the TOC streams by.
         var first: String?
         var plist: XarTableOfContents.Entry?
