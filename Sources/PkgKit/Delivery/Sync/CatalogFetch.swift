@@ -2,6 +2,7 @@ import Foundation
 import PkgKitCatalog
 import PkgKitTransport
 import PkgKitDiagnostics
+import PkgKitSupport
 
 /// A catalog as fetched: its value, its exact bytes, where it came from, and what is known of
 /// its signature.
@@ -184,13 +185,11 @@ extension Catalog {
 }
 
 /// Body bytes received on the wire by one fetch, across its requests and retries.
-private final class WireCount: @unchecked Sendable {
-    // @unchecked: `count` is only touched under `lock`.
-    private let lock = NSLock()
-    private var count: Int64 = 0
+private final class WireCount: Sendable {
+    private let count = LockedValue(Int64(0))
 
     /// Counts `bytes` more.
-    func add(_ bytes: Int) { lock.withLock { count += Int64(bytes) } }
+    func add(_ bytes: Int) { count.withLock { $0 += Int64(bytes) } }
     /// The bytes counted so far.
-    var value: Int64 { lock.withLock { count } }
+    var value: Int64 { count.current }
 }
