@@ -8,7 +8,6 @@
 #endif
 #include <fcntl.h>
 #include <malloc.h>
-#include <spawn.h>
 #include <stdio.h>
 #include <unistd.h>
 
@@ -56,8 +55,11 @@ static inline int CSyscalls_dropCachedRange(int fd, long long offset, long long 
 /* A pipe whose two ends close on exec, made at once (no other thread's child can inherit them). */
 static inline int CSyscalls_pipeClosedOnExec(int ends[2]) { return pipe2(ends, O_CLOEXEC); }
 
-/* A spawned child starts in `path` (glibc's extension, as Apple's libc has it). */
-static inline int CSyscalls_spawnChdir(posix_spawn_file_actions_t *actions, const char *path) {
+/* A spawned child starts in `path` (glibc's extension, as Apple's libc has it). Declared here
+   rather than through <spawn.h>: under _GNU_SOURCE that header brings in a <sys/select.h> whose
+   fd_set differs from the one the other C modules see, and a module importing both fails. */
+extern int posix_spawn_file_actions_addchdir_np(void *__restrict actions, const char *__restrict path);
+static inline int CSyscalls_spawnChdir(void *actions, const char *path) {
     return posix_spawn_file_actions_addchdir_np(actions, path);
 }
 #endif

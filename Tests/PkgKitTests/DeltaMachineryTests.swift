@@ -390,6 +390,33 @@ import TestSupport
         let alone = try await download(url, entry, transport, retry: policy)
         try await alone.fetchRanges([90_000 ..< 90_100], into: copy, received: ByteCounter(), progress: nil)
     }
+
+    /// The deltas of one sync draw on one budget too (`ServerKnowledge.retryBudget`): what one
+    /// product's ranges spent is not given back to the next product's.
+    @Test func theDeltasOfOneSyncShareOneRetryBudget() async throws {
+        let s = try Scratch()
+        let (entry, _, url) = try Self.served(s)
+        let tried = TriedRanges()
+        let transport = ScriptedTransport(serving: s.path("pub"), base: Self.base) { request, reply in
+            guard let lower = request.range?.lowerBound, tried.first(lower) else { return reply }
+            return ScriptedTransport.Reply(head: nil, steps: [.fail(.connectionLost(url: request.url.absoluteString, "reset"))])
+        }
+        let policy = RetryPolicy(maximumAttempts: 4, maximumTotalAttempts: 7, initialDelay: 0, maximumDelay: 0, jitter: 0)
+        let server = ServerKnowledge(catalogURL: URL(string: "https://example.com/catalog.json")!)
+        let copy = try copy(s, size: entry.size)
+        var first = download(url, entry, transport, retry: policy)
+        first.retryBudget = server.retryBudget
+        // Three ranges, each failing once: six attempts of the seven.
+        try await first.fetchRanges((0 ..< 3).map { Int64($0) * 10_000 ..< Int64($0) * 10_000 + 100 }, into: copy,
+                                    received: ByteCounter(), progress: nil)
+        #expect(server.retryBudget.attempts == 6)
+        var second = download(url, entry, transport, retry: policy)
+        second.retryBudget = server.retryBudget
+        await #expect(throws: TransportError.self) {
+            try await second.fetchRanges([50_000 ..< 50_100], into: copy, received: ByteCounter(), progress: nil)
+        }
+        #expect(transport.exchanges.count == 7, "\(transport.exchanges.map(\.request.range))")
+    }
 }
 
 /// Which range starts were asked for already, for a server that fails each range's first attempt.

@@ -17,8 +17,8 @@ struct DeltaDownload: Sendable {
     package var transport: any HTTPTransport
     package var retryPolicy: RetryPolicy
     package var transferPolicy: TransferPolicy
-    /// The attempts of every request of this delta, together: one allowance for the update,
-    /// however many ranges it fetches.
+    /// The attempts of every request of this delta, together with those of the other deltas of
+    /// the same sync (`ServerKnowledge.retryBudget`): one allowance, however many ranges it fetches.
     var retryBudget = RetryBudget()
 
     /// The download of the package at `url`, with its catalog entry.

@@ -203,8 +203,9 @@ struct SyncExecutor {
     /// the copy; without, its transfer is dropped at once.
     private func startDelta(_ update: SyncPlan.Update, from version: String, folder: ProductFolder, into copy: SparseCopy,
                             acceptWhole: Bool, received: ByteCounter) async throws -> DeltaStart {
-        let download = DeltaDownload(url: update.url, entry: update.entry, transport: client.transport,
+        var download = DeltaDownload(url: update.url, entry: update.entry, transport: client.transport,
                                      retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy)
+        download.retryBudget = server.retryBudget
         async let scanned = BlockingWork.run {
             try InstalledTree.scan(folder, version: version, cache: StatCache.read(folder, version: version))
         }
@@ -464,8 +465,13 @@ struct SyncExecutor {
 
 /// What a sync has learnt of the server as it went: whether it honours Range requests. A server
 /// that answered one Range request with the whole file is not asked for a delta again this run.
+/// And what it may still spend on it: the ranged requests of every delta of the run retry from
+/// one allowance, so a server failing range after range of product after product earns no
+/// fresh one for each.
 final class ServerKnowledge: Sendable {
     private let ranges: LockedValue<Bool?>
+    /// The attempts of every delta's ranged requests this run.
+    let retryBudget = RetryBudget()
 
     /// Known for local files (they always do); learnt for a web server.
     package init(catalogURL: URL) {
