@@ -373,21 +373,15 @@ import TestSupport
     /// download stops after `maximumTotalAttempts` requests in all, not that many per range.
     @Test func aDeltaHasOneRetryBudgetForAllItsRanges() async throws {
         let s = try Scratch()
-        let (entry, _, url) = try Self.served(s)
-        let tried = TriedRanges()
-        let transport = ScriptedTransport(serving: s.path("pub"), base: Self.base) { request, reply in
-            guard let lower = request.range?.lowerBound, tried.first(lower) else { return reply }
-            return ScriptedTransport.Reply(head: nil, steps: [.fail(.connectionLost(url: request.url.absoluteString, "reset"))])
-        }
-        let policy = RetryPolicy(maximumAttempts: 4, maximumTotalAttempts: 7, initialDelay: 0, maximumDelay: 0, jitter: 0)
+        let (entry, url, transport) = try Self.failingEachRangeOnce(s)
         let ranges = (0 ..< 10).map { Int64($0) * 10_000 ..< Int64($0) * 10_000 + 100 }
         let copy = try copy(s, size: entry.size)
         await #expect(throws: TransportError.self) {
-            try await download(url, entry, transport, retry: policy).fetchRanges(ranges, into: copy, received: ByteCounter(), progress: nil)
+            try await download(url, entry, transport, retry: Self.policy).fetchRanges(ranges, into: copy, received: ByteCounter(), progress: nil)
         }
         #expect(transport.exchanges.count == 7, "\(transport.exchanges.map(\.request.range))")
         // Each range alone would have passed: one failure, then success.
-        let alone = try await download(url, entry, transport, retry: policy)
+        let alone = try await download(url, entry, transport, retry: Self.policy)
         try await alone.fetchRanges([90_000 ..< 90_100], into: copy, received: ByteCounter(), progress: nil)
     }
 
@@ -395,27 +389,35 @@ import TestSupport
     /// product's ranges spent is not given back to the next product's.
     @Test func theDeltasOfOneSyncShareOneRetryBudget() async throws {
         let s = try Scratch()
-        let (entry, _, url) = try Self.served(s)
-        let tried = TriedRanges()
-        let transport = ScriptedTransport(serving: s.path("pub"), base: Self.base) { request, reply in
-            guard let lower = request.range?.lowerBound, tried.first(lower) else { return reply }
-            return ScriptedTransport.Reply(head: nil, steps: [.fail(.connectionLost(url: request.url.absoluteString, "reset"))])
-        }
-        let policy = RetryPolicy(maximumAttempts: 4, maximumTotalAttempts: 7, initialDelay: 0, maximumDelay: 0, jitter: 0)
+        let (entry, url, transport) = try Self.failingEachRangeOnce(s)
         let server = ServerKnowledge(catalogURL: URL(string: "https://example.com/catalog.json")!)
         let copy = try copy(s, size: entry.size)
-        var first = download(url, entry, transport, retry: policy)
+        var first = download(url, entry, transport, retry: Self.policy)
         first.retryBudget = server.retryBudget
         // Three ranges, each failing once: six attempts of the seven.
         try await first.fetchRanges((0 ..< 3).map { Int64($0) * 10_000 ..< Int64($0) * 10_000 + 100 }, into: copy,
                                     received: ByteCounter(), progress: nil)
         #expect(server.retryBudget.attempts == 6)
-        var second = download(url, entry, transport, retry: policy)
+        var second = download(url, entry, transport, retry: Self.policy)
         second.retryBudget = server.retryBudget
         await #expect(throws: TransportError.self) {
             try await second.fetchRanges([50_000 ..< 50_100], into: copy, received: ByteCounter(), progress: nil)
         }
         #expect(transport.exchanges.count == 7, "\(transport.exchanges.map(\.request.range))")
+    }
+
+    /// Four attempts a range, seven in all: what the two budget tests retry with.
+    static let policy = RetryPolicy(maximumAttempts: 4, maximumTotalAttempts: 7, initialDelay: 0, maximumDelay: 0, jitter: 0)
+
+    /// A published 1.1 whose server fails the first attempt at every range.
+    static func failingEachRangeOnce(_ s: Scratch) throws -> (CatalogVersion, URL, ScriptedTransport) {
+        let (entry, _, url) = try served(s)
+        let tried = TriedRanges()
+        let transport = ScriptedTransport(serving: s.path("pub"), base: base) { request, reply in
+            guard let lower = request.range?.lowerBound, tried.first(lower) else { return reply }
+            return ScriptedTransport.Reply(head: nil, steps: [.fail(.connectionLost(url: request.url.absoluteString, "reset"))])
+        }
+        return (entry, url, transport)
     }
 }
 
