@@ -2,6 +2,7 @@ import Foundation
 import PkgKitSupport
 import PkgKitIdentity
 import PkgKitFormat
+internal import CSyscalls
 
 /// One product's folder, `DIR/<IAPProductIdentifier>/`, opened without following links and
 /// locked (`flock` on `.lock`) for as long as this value lives: everything an install, a sync or a

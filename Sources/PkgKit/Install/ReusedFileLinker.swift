@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import PkgKitSupport
 import PkgKitFormat
+internal import CSyscalls
 
 /// Puts a file of the package that is on hand in the product folder (an `InstalledFile`) into a
 /// staging folder: a hard link to that file where the file system allows,

@@ -2,6 +2,7 @@ import Crypto
 import Foundation
 import PkgKitSupport
 import PkgKitFormat
+internal import CSyscalls
 
 /// What an install knew of each file it wrote, kept beside the version folder as
 /// `DIR/<id>/.index-<version>`: the file's sha1 (from the package's verified TOC) and who the file

@@ -1,4 +1,4 @@
-package import SwiftASN1
+internal import SwiftASN1
 import Foundation
 import PkgKitSupport
 import PkgKitDiagnostics

@@ -1,4 +1,4 @@
-package import CXML2
+internal import CXML2
 import Foundation
 
 /// What an element of a xar TOC is to the parser, judged by its name and the element it sits in.

@@ -1,5 +1,5 @@
 import Foundation
-package import CXML2
+internal import CXML2
 import PkgKitSupport
 
 /// The state of one parse of a xar TOC, driven by libxml2's SAX2 push parser, which is fed straight
