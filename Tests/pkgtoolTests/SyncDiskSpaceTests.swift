@@ -72,7 +72,8 @@ struct SyncDiskSpaceTests {
         let background = try BackgroundCommand(["sync", server.url("catalog.json").absoluteString, "--documents", documents, "--product", Self.id,
                                           "--no-delta", "--timeout", "1"], in: scratch)
         let part = documents + "/\(Self.id)/.download-1.1.part"
-        await offThePool { waitUntil(seconds: 60) { (fileSize(part) ?? 0) >= 200_000 || !background.isRunning } }
+        let started = await offThePool { waitUntil(seconds: 60) { (fileSize(part) ?? 0) >= 200_000 || !background.isRunning } }
+        try #require(started, "the download never reached 200,000 bytes")
         try #require(FileManager.default.createFile(atPath: disk + "/filler", contents: nil))
         let filler = try #require(FileHandle(forWritingAtPath: disk + "/filler"))
         let block = Data(count: 64 << 10)
