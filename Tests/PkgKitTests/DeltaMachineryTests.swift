@@ -89,26 +89,44 @@ import TestSupport
         #expect(try copy.sha256(ofFirst: 12) == sha256Hex(Data(whole[0 ..< 12])))
     }
 
-    // MARK: - InstalledChunks
+    // MARK: - ChunkIndex
+
+    /// Who the file `path` of version 1.0 is on disk (zeros when it is not there).
+    static func identity(_ folder: ProductFolder, _ path: String) -> FileIdentity {
+        var info = stat()
+        _ = fstatat(folder.descriptor, "1.0/" + path, &info, AT_SYMLINK_NOFOLLOW)
+        return FileIdentity(info)
+    }
+
+    /// Version 1.0's files `paths` of `folder` cut with `parameters` into `kept` (a fresh index
+    /// unless given).
+    static func index(_ folder: ProductFolder, _ paths: [String] = ["big.bin"], parameters: ChunkParameters = small,
+                      kept: ChunkIndex? = nil) throws -> ChunkIndex {
+        let candidates = paths.map { ChunkIndex.Candidate(path: $0, identity: identity(folder, $0), needsSHA1: false) }
+        return try (kept ?? ChunkIndex(version: "1.0", parameters: parameters))
+            .refreshed(folder, candidates: candidates, minimumSize: 0, cancellation: nil).index
+    }
 
     @Test func anInstalledFileIsCutWhereTheWriterCutsIt() throws {
         let s = try Scratch()
         let data = Array(pseudoRandomData(300_000, seed: 7))
         let folder = try Self.installed(s, data)
-        let chunks = try #require(try InstalledChunks.index(folder, version: "1.0", relativePath: "big.bin", parameters: Self.small, cancellation: nil))
+        let chunks = try Self.index(folder)
         let ranges = Self.cut(data, Self.small)
         #expect(ranges.count > 20)
-        #expect(chunks.offsets.count == ranges.count)
-        for range in ranges { #expect(chunks.offsets[Self.digest(data[range])] == Int64(range.lowerBound)) }
+        #expect(chunks.count == ranges.count)
+        for range in ranges {
+            #expect(chunks.locate(Self.digest(data[range])) == ChunkIndex.Location(path: "big.bin", offset: Int64(range.lowerBound), length: range.count))
+        }
     }
 
-    @Test func onlyARegularFileInsideTheVersionIsABase() throws {
+    @Test func onlyARegularFileInsideTheVersionIsIndexed() throws {
         let s = try Scratch()
         let folder = try Self.installed(s, Array(pseudoRandomData(10_000, seed: 8)))
         try s.write("Documents/\(Self.id)/secret.bin", Data("outside".utf8))
         #expect(symlink("big.bin", s.documents + "/\(Self.id)/1.0/link.bin") == 0)
         for path in ["missing.bin", "../secret.bin", "link.bin", "/etc/passwd"] {
-            #expect(try InstalledChunks.index(folder, version: "1.0", relativePath: path, parameters: Self.small, cancellation: nil) == nil, "\(path)")
+            #expect(try Self.index(folder, [path]).count == 0, "\(path)")
         }
     }
 
@@ -126,11 +144,11 @@ import TestSupport
     /// The assembly of `new` stored (or, with `gzip`, a zlib stream) at `fileStart` of a sparse
     /// copy holding only its fetched chunks.
     static func assembly(_ s: Scratch, folder: ProductFolder, new: [UInt8], fileStart: Int64, gzip: Bool = false) throws -> (ChunkAssembly, SparseCopy) {
-        let base = try #require(try InstalledChunks.index(folder, version: "1.0", relativePath: "big.bin", parameters: small, cancellation: nil))
+        let index = try index(folder)
         let (table, stored) = gzip ? try zlibTable(new) : (table(new), new)
         let assembly = ChunkAssembly(order: 3, path: ArchivePath("Contents/big.bin"), size: Int64(new.count),
                                      sha1: SHA1Value(Insecure.SHA1.hash(data: new)), table: table, gzip: gzip,
-                                     fileStart: fileStart, base: base)
+                                     fileStart: fileStart, index: index)
         let scratch = open(s.root, O_RDONLY | O_DIRECTORY)
         defer { close(scratch) }
         let copy = try SparseCopy(folder: scratch, name: "copy", path: s.path("copy"), size: fileStart + Int64(stored.count))

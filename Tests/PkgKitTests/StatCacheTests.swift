@@ -22,26 +22,27 @@ import TestSupport
     var folder: ProductFolder { get throws { try #require(try ProductFolder.open(documents: scratch.documents, identifier: Self.id, create: false)) } }
 
     /// The install's cache written again as if a second later: every entry in, none racy.
-    func rewriteCache(_ product: ProductFolder, sha1: [String: String]? = nil) throws {
+    static func rewriteCache(_ product: ProductFolder, sha1: [String: String]? = nil,
+                             now: Int64 = Int64(Date().timeIntervalSince1970 * 1e9) + 1_000_000_000) throws {
         let installed = try InstalledTree.scan(product, version: "1.0")
         let files = installed.files.map {
             (path: $0.relativePath, sha1: sha1?[$0.relativePath].flatMap(SHA1Value.init(hex:)) ?? $0.sha1, executable: $0.executable)
         }
-        StatCache.write(product, version: "1.0", files: files, now: Int64(Date().timeIntervalSince1970 * 1e9) + 1_000_000_000)
+        StatCache.write(product, version: "1.0", files: files, now: now)
     }
 
     @Test func anInstallWritesACacheTheNextScanTrusts() throws {
         let product = try folder
         #expect(FileManager.default.fileExists(atPath: scratch.documents + "/\(Self.id)/.index-1.0"))
         // A sha1 that is not the file's: taken as it is, which proves the file was not read.
-        try rewriteCache(product, sha1: ["kept.bin": String(repeating: "a", count: 40)])
+        try Self.rewriteCache(product, sha1: ["kept.bin": String(repeating: "a", count: 40)])
         let tree = try InstalledTree.scan(product, version: "1.0", cache: StatCache.read(product, version: "1.0"))
         #expect(tree.files.first { $0.relativePath == "kept.bin" }?.sha1.hexString == String(repeating: "a", count: 40))
     }
 
     @Test func anEditThatKeepsSizeAndModificationTimeIsStillSeen() throws {
         let product = try folder
-        try rewriteCache(product)
+        try Self.rewriteCache(product)
         let path = scratch.documents + "/\(Self.id)/1.0/edited.txt"
         var before = stat()
         try #require(stat(path, &before) == 0)
@@ -74,7 +75,7 @@ import TestSupport
 
     @Test func aDamagedCacheIsIgnoredWhole() throws {
         let product = try folder
-        try rewriteCache(product)
+        try Self.rewriteCache(product)
         let path = scratch.documents + "/\(Self.id)/.index-1.0"
         var text = try String(contentsOfFile: path, encoding: .utf8)
         text = text.replacingOccurrences(of: "\t", with: "\t0", options: [], range: text.range(of: "\t"))
@@ -107,7 +108,7 @@ import TestSupport
         let v11 = try scratch.package("v11", id: Self.id, version: "1.1",
                                       files: ["kept.bin": pseudoRandomData(200_000, seed: 1), "edited.txt": Data("the original words\n".utf8),
                                               "added.bin": pseudoRandomData(150_000, seed: 2)])
-        try rewriteCache(try folder)
+        try Self.rewriteCache(try folder)
         let path = scratch.documents + "/\(Self.id)/1.0/edited.txt"
         var before = stat()
         try #require(stat(path, &before) == 0)

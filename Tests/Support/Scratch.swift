@@ -154,11 +154,12 @@ public final class Scratch: Sendable {
     }
 }
 
-/// The sorted names in a folder (empty when it is missing), without the stat caches an install
-/// writes beside each version folder (`.index-<version>`): what the tests compare is the layout
-/// SPEC section 3 gives, and `StatCacheTests` looks at the caches themselves.
+/// The sorted names in a folder (empty when it is missing), without the stat caches and chunk
+/// indexes kept beside each version folder (`.index-<version>`, `.chunk-index-<version>`): what
+/// the tests compare is the layout SPEC section 3 gives, and `StatCacheTests` and
+/// `ContentDeltaTests` look at those files themselves.
 public func names(_ folder: String) -> [String] {
-    ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { !$0.hasPrefix(".index-") }.sorted()
+    ((try? FileManager.default.contentsOfDirectory(atPath: folder)) ?? []).filter { !$0.hasPrefix(".index-") && !$0.hasPrefix(".chunk-index-") }.sorted()
 }
 
 /// True when something (even a dangling link) is at `path`.

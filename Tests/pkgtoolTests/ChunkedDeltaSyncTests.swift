@@ -4,8 +4,9 @@ import Testing
 import TestSupport
 
 /// `pkgtool sync` of a package whose large files carry chunk tables, from nginx on loopback:
-/// a change inside a 12 MiB file downloads the chunks around it, not the file, and installs the
-/// same tree a full download would; a chunk that is not what the TOC says is refused.
+/// a change inside a 12 MiB file downloads the chunks around it, not the file, whether or not the
+/// file was renamed, and installs the same tree a full download would (what `sync --check` and
+/// `diff` say it downloads is what it downloads); a chunk that is not what the TOC says is refused.
 @Suite(.offThePool, .timeLimit(.minutes(2))) struct ChunkedDeltaSyncTests {
     static let id = "com.example.chunks"
     let scratch: Scratch
@@ -30,6 +31,8 @@ import TestSupport
         var contents: String
         /// What `sync --check` said it would download, before the update.
         var checked: Int?
+        /// What `diff --json` said a device with 1.0 downloads to get 1.1.
+        var diffed: Int?
     }
 
     func pkgtool(_ arguments: String...) async throws -> CommandResult {
@@ -38,10 +41,13 @@ import TestSupport
         return result
     }
 
-    /// Installs 1.0 by sync, then publishes 1.1 (`damage` done to it on the server) and syncs.
-    func update(to changed: Data, damage: ((String) throws -> Void)? = nil) async throws -> Update {
-        let v10 = try scratch.package("v10", id: Self.id, version: "1.0", files: ["assets/bundle.dat": original, "readme.txt": Data("hi\n".utf8)])
-        let v11 = try scratch.package("v11", id: Self.id, version: "1.1", files: ["assets/bundle.dat": changed, "readme.txt": Data("hi\n".utf8)])
+    /// Installs 1.0 by sync (`original` as `oldName`), then publishes 1.1 (`changed` as `newName`,
+    /// `damage` done to it on the server) and syncs.
+    func update(to changed: Data, from oldName: String = "assets/bundle.dat", as newName: String = "assets/bundle.dat",
+                damage: ((String) throws -> Void)? = nil) async throws -> Update {
+        let v10 = try scratch.package("v10", id: Self.id, version: "1.0", files: [oldName: original, "readme.txt": Data("hi\n".utf8)])
+        let v11 = try scratch.package("v11", id: Self.id, version: "1.1", files: [newName: changed, "readme.txt": Data("hi\n".utf8)])
+        let diffed = try await pkgtool("diff", v10.pkg, v11.pkg, "--json").json["downloadBytes"] as? Int
         _ = try await pkgtool("publish", v10.pkg, "--to", published)
         let nginx = try NginxServer(root: published)
         defer { nginx.stop() }
@@ -59,7 +65,7 @@ import TestSupport
         let toc = try XarTableOfContents.read(v11.pkg)
         return Update(result: result, fetched: requests.reduce(0) { $0 + $1.bodyBytesSent },
                       packageSize: try FileManager.default.attributesOfItem(atPath: v11.pkg)[.size] as! Int,
-                      storedSize: Int(toc.entry("Contents/assets/bundle.dat")?.length ?? 0), contents: v11.contents, checked: checked)
+                      storedSize: Int(toc.entry("Contents/" + newName)?.length ?? 0), contents: v11.contents, checked: checked, diffed: diffed)
     }
 
     func product(_ result: CommandResult) -> [String: Any] { (result.json["products"] as? [[String: Any]])?.first ?? [:] }
@@ -78,6 +84,8 @@ import TestSupport
         #expect(readRecord(productFolder)?.version == "1.1", sourceLocation: sourceLocation)
         #expect(update.checked == update.fetched, "sync --check said \(String(describing: update.checked)), sync fetched \(update.fetched)",
                 sourceLocation: sourceLocation)
+        #expect(update.diffed == update.fetched, "diff said \(String(describing: update.diffed)), sync fetched \(update.fetched)",
+                sourceLocation: sourceLocation)
         expectTidy(sourceLocation: sourceLocation)
     }
 
@@ -95,6 +103,15 @@ import TestSupport
         changed.append(compressibleText(1 << 20, seed: 23))
         changed.append(original.dropFirst(300_000))
         let update = try await update(to: changed)
+        expectInstalled(update)
+        #expect(update.fetched < update.storedSize / 4, "fetched \(update.fetched) of a file stored in \(update.storedSize)")
+    }
+
+    @Test func aBundleRenamedByItsContentHashFetchesOnlyItsNewChunks() async throws {
+        // As asset pipelines name bundles: a changed bundle is a renamed one.
+        var changed = original
+        changed.replaceSubrange(5_000_000 ..< 5_000_000 + (256 << 10), with: compressibleText(256 << 10, seed: 25))
+        let update = try await update(to: changed, from: "bundles/5d1f0c9a.bundle", as: "bundles/e82b47d3.bundle")
         expectInstalled(update)
         #expect(update.fetched < update.storedSize / 4, "fetched \(update.fetched) of a file stored in \(update.storedSize)")
     }

@@ -24,6 +24,10 @@ package struct InstalledTree {
         return digests
     }
 
+    /// Regular files that `hashing` declined (their sha1 is not in the cache either), with who they
+    /// are on disk: a delta hashes them later in the read that cuts them into chunks (`ChunkIndex`).
+    package private(set) var unhashed: [(relativePath: String, identity: FileIdentity)] = []
+
     /// Who every regular file is on disk, by path below the version folder (gathered only by
     /// `identities(_:version:)`: a delta plan does not need them).
     package private(set) var identities: [String: FileIdentity] = [:]
@@ -32,7 +36,7 @@ package struct InstalledTree {
     /// Reads the version folder `name` of `product`. A file that `cache` still describes (same
     /// identity) is taken from it; of the others, only those for which `hashing` returns true
     /// (given their size) are read and hashed. Files neither cached nor hashed appear in neither
-    /// list (but in `identities(_:version:)`).
+    /// list (but in `unhashed` and `identities(_:version:)`).
     package static func scan(_ product: ProductFolder, version name: String, cache: StatCache? = nil,
                      hashing: (Int64) -> Bool = { _ in true }) throws -> InstalledTree {
         try scan(product, version: name, cache: cache, hashing: hashing, identities: false)
@@ -100,13 +104,22 @@ package struct InstalledTree {
                 guard count >= 0 else { throw InstallError.io(path: path + "/" + entry.name, errnoText()) }
                 others[relative] = "link:" + String(decoding: target[0..<count], as: UTF8.self)
             case S_IFREG:
-                guard let file = hashed[index] else { continue }
+                guard let file = hashed[index] else {
+                    unhashed.append((relative, FileIdentity(entry.info)))
+                    continue
+                }
                 files.append(InstalledFile(version: version, relativePath: relative, identity: file.identity, sha1: file.sha1,
                                            executable: file.executable))
             default:
                 others[relative] = "special"
             }
         }
+    }
+
+    /// Adds a file of the version folder hashed after the scan (one of `unhashed`).
+    package mutating func add(_ relativePath: String, _ file: Hashed) {
+        files.append(InstalledFile(version: version, relativePath: relativePath, identity: file.identity, sha1: file.sha1,
+                                   executable: file.executable))
     }
 
     /// What reading a file once tells.

@@ -231,17 +231,18 @@ package final class ProductFolder: Sendable {
         for name in try listNames(descriptor, path: path)
         where name.hasPrefix(Self.stagingPrefix) || name.hasPrefix(Self.oldPrefix) || name.hasPrefix(Self.deltaPrefix)
             || name.hasPrefix(Self.replacingPrefix) || name.hasPrefix(Self.recordTemporaryPrefix)
-            || StatCache.isLeftover(name, versions: versions) {
+            || StatCache.isLeftover(name, versions: versions) || ChunkIndex.isLeftover(name, versions: versions) {
             try remove(name)
         }
     }
 
     /// Removes a version folder, renamed away first so that a half-removed folder never looks like
-    /// a version, and its stat cache.
+    /// a version, and its stat cache and chunk index.
     func retire(_ name: String) throws {
         let old = Self.oldPrefix + randomSuffix()
         try rename(name, to: old)
         StatCache.remove(self, version: name)
+        ChunkIndex.remove(self, version: name)
         try remove(old)
     }
 

@@ -5,10 +5,12 @@ import PkgKitDiagnostics
 import PkgKitFormat
 import PkgKitInstall
 
-/// A changed file of a delta update rebuilt from chunks (see `ChunkTable`): those the installed
-/// version already has are copied from its file, the others inflated from the ranges fetched into
-/// the sparse copy. Every chunk is checked against its digest as it is written, and the whole
-/// file against the TOC's sha1, before the installer sees it; it then installs as a reused file.
+/// A changed file of a delta update rebuilt from chunks (see `ChunkTable`): those an installed
+/// file of the product already holds (any file: a renamed, split or merged bundle shares chunks
+/// with files of other names; `ChunkIndex` says where) are copied from it, the others inflated
+/// from the ranges fetched into the sparse copy. Every chunk is checked against its digest as it
+/// is written, and the whole file against the TOC's sha1, before the installer sees it; it then
+/// installs as a reused file.
 package struct ChunkAssembly: Sendable {
     /// The file's place in the TOC's document order, and its path.
     package var order: Int
@@ -19,21 +21,39 @@ package struct ChunkAssembly: Sendable {
     package var gzip: Bool
     /// Where the first chunk's stored bytes are in the package.
     package var dataStart: Int64
-    /// The installed file the shared chunks come from.
-    package var base: InstalledChunks
-    /// Per chunk: its offset in the installed file, or nil when it is fetched.
-    package var sources: [Int64?]
+    /// The installed version folder the shared chunks come from, and its files that hold them
+    /// (paths below it).
+    package var version: String
+    package var bases: [String]
+    /// Per chunk: where an installed file holds it (a position in `bases` and an offset), or nil
+    /// when it is fetched.
+    package var sources: [Source?]
+
+    /// Where an installed file holds a chunk.
+    package struct Source: Sendable, Equatable {
+        package var base: Int
+        package var offset: Int64
+    }
 
     /// The plan for a file with chunk table `table` whose stored data starts at `fileStart` in
-    /// the package, against the chunks of an installed file.
+    /// the package, taking every chunk `index` knows (of the same length) from where it lies.
     package init(order: Int, path: ArchivePath, size: Int64, sha1: SHA1Value, table: ChunkTable, gzip: Bool, fileStart: Int64,
-         base: InstalledChunks) {
+                 index: ChunkIndex) {
         (self.order, self.path, self.size, self.sha1, self.table, self.gzip) = (order, path, size, sha1, table, gzip)
         dataStart = fileStart + table.dataStart
-        var lean = base
-        lean.offsets = [:]
-        self.base = lean
-        sources = table.chunks.map { base.offsets[$0.digest] }
+        version = index.version
+        var positions: [String: Int] = [:]
+        var bases: [String] = []
+        sources = table.chunks.map { chunk in
+            guard index.parameters == table.parameters, let location = index.locate(chunk.digest), location.length == chunk.size else { return nil }
+            let base = positions[location.path] ?? {
+                bases.append(location.path)
+                positions[location.path] = bases.count - 1
+                return bases.count - 1
+            }()
+            return Source(base: base, offset: location.offset)
+        }
+        self.bases = bases
     }
 
     /// The package ranges of the chunks to fetch.
@@ -57,10 +77,18 @@ package struct ChunkAssembly: Sendable {
     /// cut makes the plan void (`InstallError.packageChanged`).
     func assemble(from copy: SparseCopy, folder: ProductFolder, scratch: Int32, scratchName: String, name: String, url: String,
                   cancellation: Cancellation?) throws -> InstalledFile {
-        let basePath = folder.path(base.version + "/" + base.relativePath)
-        let input = openat(folder.descriptor, base.version + "/" + base.relativePath, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
-        guard input >= 0 else { throw InstallError.packageChanged("\(basePath): the installed file is gone; run sync again") }
-        defer { close(input) }
+        // Each installed file that holds chunks, opened when first needed.
+        var inputs = [Int32](repeating: -1, count: bases.count)
+        defer { for fd in inputs where fd >= 0 { close(fd) } }
+        func input(_ base: Int) throws -> Int32 {
+            if inputs[base] < 0 {
+                inputs[base] = openat(folder.descriptor, version + "/" + bases[base], O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+                guard inputs[base] >= 0 else {
+                    throw InstallError.packageChanged("\(folder.path(version + "/" + bases[base])): the installed file is gone; run sync again")
+                }
+            }
+            return inputs[base]
+        }
         let outputPath = folder.path(scratchName + "/" + name)
         let output = openat(scratch, name, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o644)
         guard output >= 0 else { throw InstallError.io(path: outputPath, errnoText()) }
@@ -84,7 +112,7 @@ package struct ChunkAssembly: Sendable {
             let chunk = table.chunk(index)
             let count: Int
             if let source {
-                count = readFully(input, UnsafeMutableRawBufferPointer(rebasing: buffer[0..<chunk.size]), at: source)
+                count = readFully(try input(source.base), UnsafeMutableRawBufferPointer(rebasing: buffer[0..<chunk.size]), at: source.offset)
             } else if gzip {
                 let length = min(chunk.storedLength, zlibChunk.count - 2)
                 let got = try copy.read(into: UnsafeMutableRawBufferPointer(rebasing: zlibChunk[2 ..< 2 + length]), at: stored)
@@ -99,7 +127,10 @@ package struct ChunkAssembly: Sendable {
             var hasher = ChunkHasher()
             hasher.update(data)
             guard count == chunk.size, hasher.digest == chunk.digest else {
-                if source != nil { throw InstallError.packageChanged("\(basePath): the installed file changed while the update was planned; run sync again") }
+                if let source {
+                    let basePath = folder.path(version + "/" + bases[source.base])
+                    throw InstallError.packageChanged("\(basePath): the installed file changed while the update was planned; run sync again")
+                }
                 throw ChunkMismatch(url: url, path: path, detail: "chunk \(index + 1) of \(sources.count) does not match its digest in the table of contents")
             }
             sha1.update(bufferPointer: data)

@@ -8,8 +8,10 @@ import PkgKitInstall
 ///
 /// A file under `Contents/` whose `extracted-checksum` (sha1) equals the sha1 of an installed file
 /// is reused, whatever its name; installed files are read and hashed to know that, never judged by
-/// name or size. A changed file with a chunk table, installed before under the same path, is
-/// rebuilt from chunks (`ChunkAssembly`): only the chunks the installed file lacks are fetched.
+/// name or size. Chunks go by content too: a changed file with a chunk table is rebuilt from
+/// chunks (`ChunkAssembly`), each taken from whichever installed file of the product holds it
+/// (`ChunkIndex`: a renamed, split or merged bundle shares chunks with files of other names), and
+/// only the chunks no installed file holds are fetched.
 /// Everything else (changed files, ContentInfo.plist) is fetched as heap ranges, ranges less than
 /// `mergeGap` apart merged into one request.
 ///
@@ -86,12 +88,12 @@ package struct DeltaPlan: Sendable {
     package static let maxRanges = 1024
 
     /// The plan for `wanted` (every regular file of the package), with the heap starting at
-    /// `heapStart`, and the installed version read into `installed`, with the chunks of
-    /// installed files in `bases` (by the path of the new file they are the base of). Throws
+    /// `heapStart`, and the installed version read into `installed`, with the chunks of its
+    /// files in `chunks` (cut as the new package's tables were). Throws
     /// `WholeDownload` when a delta would take bytes nothing verifies, or too many requests, or a
     /// file's range is not usable (the package is then downloaded whole, and judged whole).
     package static func make(wanted: [WantedFile], heapStart: Int64, packageSize: Int64,
-                     installed: InstalledTree, bases: [ArchivePath: InstalledChunks] = [:]) throws(WholeDownload) -> DeltaPlan {
+                     installed: InstalledTree, chunks: ChunkIndex? = nil) throws(WholeDownload) -> DeltaPlan {
         // Sized once: grown as they fill, the tables of a 10,000-file plan were rehashed a dozen times.
         var bySHA1: [SHA1Value: InstalledFile] = [:]
         bySHA1.reserveCapacity(installed.files.count)
@@ -109,9 +111,9 @@ package struct DeltaPlan: Sendable {
             guard let length = file.length, length > 0 else { continue }
             guard let offset = file.offset, offset >= 0, case let (start, overflow) = heapStart.addingReportingOverflow(offset),
                   !overflow, start <= packageSize, length <= packageSize - start else { throw .unusableRange }
-            if let table = file.chunks, let base = bases[file.path], let sha1 = file.sha1 {
-                let assembly = ChunkAssembly(order: file.order, path: file.path, size: file.size, sha1: sha1, table: table,
-                                             gzip: file.gzip, fileStart: start, base: base)
+            if let table = file.chunks, let index = chunks, let sha1 = file.sha1, case let assembly = ChunkAssembly(
+                order: file.order, path: file.path, size: file.size, sha1: sha1, table: table, gzip: file.gzip, fileStart: start, index: index),
+               assembly.fetchedChunks < assembly.sources.count {
                 ranges += assembly.fetchRanges
                 plan.assembled.append(assembly)
                 plan.reusedEntries.insert(file.order)
@@ -141,29 +143,44 @@ package struct DeltaPlan: Sendable {
         return merged
     }
 
-    /// The changed files worth cutting into chunks: each file of `wanted` with a chunk table whose
-    /// sha1 no installed file has, paired with the installed file at the same path below
-    /// `Contents/` (its previous version), as that file's path below the version folder.
-    static func chunkCandidates(_ wanted: [WantedFile], installed: InstalledTree) -> [(path: ArchivePath, relativePath: String, parameters: ChunkParameters)] {
-        let chunked = wanted.filter { $0.chunks != nil && $0.sha1 != nil }
-        guard !chunked.isEmpty else { return [] }
+    /// How to cut installed files for the chunk tables of `wanted`'s changed files (those whose
+    /// sha1 no installed file has): the sizes most of them were cut with, and the smallest
+    /// installed file worth cutting: the package's smallest chunked file, or any file `create`
+    /// would chunk (`ChunkParameters.smallestChunkedFile`) when that is smaller, so that the
+    /// pieces of a merged bundle, each smaller than the whole, are cut too; never one smaller than
+    /// a chunk. Nil when no changed file has a table.
+    static func chunking(_ wanted: [WantedFile], installed: InstalledTree) -> (parameters: ChunkParameters, minimumSize: Int64)? {
+        let chunked = wanted.filter { $0.chunks != nil && $0.sha1 != nil && $0.path.isInsideContents }
+        guard !chunked.isEmpty else { return nil }
         let known = Set(installed.files.lazy.map(\.sha1))
-        let byPath = Set(installed.files.lazy.map(\.relativePath))
-        return chunked.compactMap { file in
-            guard let relative = file.path.contentsRelative, !known.contains(file.sha1!), byPath.contains(relative) else { return nil }
-            return (file.path, relative, file.chunks!.parameters)
+        var votes: [(parameters: ChunkParameters, count: Int)] = []
+        for file in chunked where !known.contains(file.sha1!) {
+            let parameters = file.chunks!.parameters
+            if let at = votes.firstIndex(where: { $0.parameters == parameters }) { votes[at].count += 1 } else { votes.append((parameters, 1)) }
         }
+        guard let parameters = votes.max(by: { $0.count < $1.count })?.parameters else { return nil }
+        let smallest = min(chunked.lazy.map(\.size).min()!, ChunkParameters.smallestChunkedFile)
+        return (parameters, max(smallest, Int64(parameters.minimumSize)))
     }
 
-    /// Cuts each candidate's installed file (see `chunkCandidates`) into chunks.
-    static func chunkBases(_ candidates: [(path: ArchivePath, relativePath: String, parameters: ChunkParameters)], folder: ProductFolder,
-                           version: String, cancellation: Cancellation?) throws -> [ArchivePath: InstalledChunks] {
-        var bases: [ArchivePath: InstalledChunks] = [:]
-        for candidate in candidates {
-            bases[candidate.path] = try InstalledChunks.index(folder, version: version, relativePath: candidate.relativePath,
-                                                              parameters: candidate.parameters, cancellation: cancellation)
+    /// The installed version's chunk index for `wanted`, brought up to date (from the one kept
+    /// beside the version folder, files that changed cut again): the files the scan left unhashed
+    /// (`InstalledTree.unhashed`) are hashed in the same read that cuts them, and join
+    /// `installed`. Nil when no changed file has a chunk table (the unhashed files are then only hashed).
+    static func chunkIndex(_ wanted: [WantedFile], installed: inout InstalledTree, folder: ProductFolder,
+                           cancellation: Cancellation?) throws -> ChunkIndex? {
+        let chunking = chunking(wanted, installed: installed)
+        var candidates = installed.unhashed.map { ChunkIndex.Candidate(path: $0.relativePath, identity: $0.identity, needsSHA1: true) }
+        if let chunking {
+            candidates += installed.files.lazy.filter { $0.size >= chunking.minimumSize }
+                .map { ChunkIndex.Candidate(path: $0.relativePath, identity: $0.identity, needsSHA1: false) }
         }
-        return bases
+        let parameters = chunking?.parameters ?? .standard
+        let kept = chunking == nil ? nil : ChunkIndex.read(folder, version: installed.version, parameters: parameters)
+        let (index, hashed) = try (kept ?? ChunkIndex(version: installed.version, parameters: parameters))
+            .refreshed(folder, candidates: candidates, minimumSize: chunking?.minimumSize ?? .max, cancellation: cancellation)
+        for (path, file) in hashed.sorted(by: { $0.key < $1.key }) { installed.add(path, file) }
+        return chunking == nil ? nil : index
     }
 
     /// The sizes worth hashing among installed files: only a file of one of these sizes can match.

@@ -206,8 +206,11 @@ struct SyncExecutor {
         var download = DeltaDownload(url: update.url, entry: update.entry, transport: client.transport,
                                      retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy)
         download.retryBudget = server.retryBudget
+        // Large files the stat cache does not vouch for are hashed later, in the read that cuts
+        // them into chunks once the TOC says how: each is read once.
         async let scanned = BlockingWork.run {
-            try InstalledTree.scan(folder, version: version, cache: StatCache.read(folder, version: version))
+            try InstalledTree.scan(folder, version: version, cache: StatCache.read(folder, version: version),
+                                   hashing: { $0 < ChunkParameters.smallestChunkedFile })
         }
         switch try await download.fetchTableOfContents(into: copy, acceptWhole: acceptWhole, received: received, limits: options.limits,
                                                         progress: report(.downloading, folder.identifier)) {
@@ -218,17 +221,21 @@ struct SyncExecutor {
             return .fallBack(.noTableOfContents)
         case .ready(let toc, let files, let fetched, let memo):
             server.honoursRange = true
-            let installed = try await scanned
-            // A changed file with a chunk table is cut as its installed version was: only the
-            // chunks that differ are fetched.
-            let candidates = DeltaPlan.chunkCandidates(files, installed: installed), cancellation = options.cancellation
-            let bases = try await BlockingWork.run {
-                try DeltaPlan.chunkBases(candidates, folder: folder, version: version, cancellation: cancellation)
+            let scannedTree = try await scanned
+            // A changed file with a chunk table takes its chunks from whichever installed files
+            // hold them: only the chunks none holds are fetched. A sync keeps the index for the
+            // next one; a check writes nothing.
+            let cancellation = options.cancellation, keeps = mode == .install, now = options.statCacheTime
+            let (installed, index) = try await BlockingWork.run {
+                var tree = scannedTree
+                let index = try DeltaPlan.chunkIndex(files, installed: &tree, folder: folder, cancellation: cancellation)
+                if keeps { index?.writeIfChanged(folder, now: now?()) }
+                return (tree, index)
             }
             let plan: DeltaPlan
             do {
                 plan = try DeltaPlan.make(wanted: files, heapStart: toc.heapStart, packageSize: update.entry.size,
-                                          installed: installed, bases: bases)
+                                          installed: installed, chunks: index)
             } catch {
                 return .fallBack(error.reason)
             }
@@ -280,6 +287,9 @@ struct SyncExecutor {
                 }
                 plan.reused.merge(rebuilt) { _, rebuilt in rebuilt }
             } catch InstallError.packageChanged {
+                // An installed file no longer holds what the index says (changed within a clock
+                // tick of being cut, so its identity did not show it): cut everything again next time.
+                ChunkIndex.remove(folder, version: version)
                 return .fallBack(nil)
             }
         }

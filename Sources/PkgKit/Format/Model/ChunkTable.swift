@@ -4,8 +4,8 @@ import Foundation
 /// The first 16 bytes of a chunk's SHA-256: what a chunk table names each chunk by, and what a
 /// client checks every chunk against before the file's own sha1.
 package struct ChunkDigest: Hashable, Sendable {
-    var high: UInt64
-    var low: UInt64
+    package var high: UInt64
+    package var low: UInt64
 
     package init(_ digest: SHA256.Digest) {
         (high, low) = digest.withUnsafeBytes { ($0.loadUnaligned(as: UInt64.self).bigEndian, $0.loadUnaligned(fromByteOffset: 8, as: UInt64.self).bigEndian) }
