@@ -73,9 +73,10 @@ source("insert-1.0", "com.example.bench.insert", "1.0", [base])
 source("insert-1.1", "com.example.bench.insert", "1.1", insert)
 # The same bytes named by their hash: hard links, not copies.
 for name, parts in [("renamed-inplace", inplace), ("renamed-insert", insert)]:
-    plist(f"{name}-1.0", f"com.example.bench.{name}", "1.0")
+    product = "com.example.bench." + name.replace("-", "_")
+    plist(f"{name}-1.0", product, "1.0")
     os.link(f"{w}/inplace-1.0/Contents/bundle.dat", f"{w}/{name}-1.0/Contents/{hashed([base])}")
-    plist(f"{name}-1.1", f"com.example.bench.{name}", "1.1")
+    plist(f"{name}-1.1", product, "1.1")
     os.link(f"{w}/{name.split('-')[1]}-1.1/Contents/bundle.dat", f"{w}/{name}-1.1/Contents/{hashed(parts)}")
 # The pipeline: 20 bundles of 4 to 40 MiB; in 1.1, bundle 3 has 64 KiB overwritten in its middle
 # and bundle 12 has 16 KiB inserted a third of the way in (each then renamed to its new hash).
@@ -124,7 +125,7 @@ start_nginx "$W/nginx" "    log_format bench '\$request_uri \$status \$bytes_sen
 trap stop_nginx EXIT
 URL=http://127.0.0.1:$PORT/catalog.json
 DOCS=$W/Documents
-"$PKGTOOL" sync "$URL" --documents "$DOCS" $(for p in inplace insert $RENAMED; do echo "--product com.example.bench.$p"; done) --quiet \
+"$PKGTOOL" sync "$URL" --documents "$DOCS" $(for p in inplace insert $RENAMED; do echo "--product com.example.bench.${p//-/_}"; done) --quiet \
     || die "installing 1.0 failed"
 "$PKGTOOL" publish "$W/inplace-1.1.pkg" "$W/insert-1.1.pkg" $(for r in $RENAMED; do echo "$W/$r-1.1.pkg"; done) --to "$SITE" --quiet \
     || die "publish 1.1 failed"
@@ -143,8 +144,8 @@ update() {
 read -r INPLACE_ALL INPLACE_BODY INPLACE_T < <(update com.example.bench.inplace inplace)
 read -r INSERT_ALL INSERT_BODY INSERT_T < <(update com.example.bench.insert insert)
 echo "   in place: $INPLACE_ALL bytes sent ($INPLACE_BODY body), $INPLACE_T s; insertion: $INSERT_ALL ($INSERT_BODY), $INSERT_T s" >&2
-read -r RINPLACE_ALL RINPLACE_BODY RINPLACE_T < <(update com.example.bench.renamed-inplace renamed-inplace)
-read -r RINSERT_ALL RINSERT_BODY RINSERT_T < <(update com.example.bench.renamed-insert renamed-insert)
+read -r RINPLACE_ALL RINPLACE_BODY RINPLACE_T < <(update com.example.bench.renamed_inplace renamed-inplace)
+read -r RINSERT_ALL RINSERT_BODY RINSERT_T < <(update com.example.bench.renamed_insert renamed-insert)
 echo "   renamed, in place: $RINPLACE_ALL bytes sent, $RINPLACE_T s; renamed, insertion: $RINSERT_ALL, $RINSERT_T s" >&2
 read -r PIPE_ALL PIPE_BODY PIPE_T < <(update com.example.bench.pipeline pipeline)
 
