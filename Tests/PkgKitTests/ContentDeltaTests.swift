@@ -50,13 +50,15 @@ import TestSupport
         try #require(try Publisher(destination: scratch.path("pub")).publish([package]).status == .published)
     }
 
-    /// Syncs to the latest published version (or checks) through the in-memory transport.
-    func run(check: Bool = false) async throws -> (ProductSyncResult, ScriptedTransport) {
+    /// Syncs to the latest published version (or checks) through the in-memory transport; `cut`
+    /// gathers how many installed files each delta read to bring its chunk index up to date.
+    func run(check: Bool = false, cut: LockedValue<[Int]>? = nil) async throws -> (ProductSyncResult, ScriptedTransport) {
         let transport = ScriptedTransport(serving: scratch.path("pub"), base: Self.base)
         let client = SyncClient(catalogURL: Self.base.appendingPathComponent("catalog.json"), documents: scratch.documents, transport: transport)
         var options = SyncClient.Options(products: [Self.id], trust: .unsigned, retryPolicy: instantRetries,
                                          transferPolicy: TransferPolicy(clock: transport.clock))
         options.statCacheTime = Self.later
+        if let cut { options.filesCut = { count in cut.withLock { $0.append(count) } } }
         let report = check ? try await client.check(options) : try await client.sync(options)
         return (try #require(report.products.first), transport)
     }
@@ -170,6 +172,40 @@ import TestSupport
         bytes += SHA256.hash(data: bytes)
         try Data(bytes).write(to: URL(fileURLWithPath: name))
         #expect(ChunkIndex.read(product, version: "1.0", parameters: .standard)?.files.first?.identity == now)
+    }
+
+    @Test func eachInstalledVersionKeepsItsIndexSoTheNextDeltaReadsNoFile() async throws {
+        // 1.0 is downloaded whole and 1.1 comes as a delta: each version's index is made from
+        // its package's chunk tables (and what 1.1 reused from 1.0), so neither delta after them
+        // reads an installed file to find its chunks.
+        let other = compressibleText(2 << 20, seed: 48)
+        let v10 = try scratch.package("v10", id: Self.id, version: "1.0", files: ["a1.bundle": first, "b1.bundle": second, "small.bin": other])
+        let v11 = try scratch.package("v11", id: Self.id, version: "1.1",
+                                      files: ["a2.bundle": edited(first, at: 3 << 20), "b1.bundle": second, "small.bin": other])
+        let v12 = try scratch.package("v12", id: Self.id, version: "1.2",
+                                      files: ["a2.bundle": edited(first, at: 3 << 20), "b2.bundle": edited(second, at: 1 << 20), "small.bin": other])
+        let cut = LockedValue<[Int]>([])
+        try publish(v10.pkg)
+        #expect(try await run(cut: cut).0.status == .installed)
+        #expect(FileManager.default.fileExists(atPath: productFolder + "/" + ChunkIndex.fileName("1.0")))
+        try publish(v11.pkg)
+        let (to11, transport11) = try await run(cut: cut)
+        #expect(to11.status == .installed && to11.delta)
+        // The file rebuilt from chunks is recorded as it is once its scratch link is gone.
+        var info = stat()
+        try #require(stat(productFolder + "/1.1/a2.bundle", &info) == 0)
+        #expect(StatCache.read(try folder, version: "1.1")?.entry("a2.bundle", matching: FileIdentity(info)) != nil)
+        try publish(v12.pkg)
+        let (to12, transport12) = try await run(cut: cut)
+        #expect(to12.status == .installed && to12.delta)
+        // small.bin (2 MiB, no chunk table: stored whole) is cut once, by the first delta; the
+        // bundles never are.
+        #expect(cut.current == [1, 0], "installed files read per delta")
+        #expect(differences(productFolder + "/1.2", expected: snapshot(v12.contents)).isEmpty)
+        for transport in [transport11, transport12] {
+            let fetched = transport.exchanges.filter { $0.request.url.lastPathComponent.hasSuffix(".pkg") }.reduce(Int64(0)) { $0 + $1.bytesSent }
+            #expect(fetched < 1 << 20, "fetched \(fetched)")
+        }
     }
 
     // MARK: - The index on its own

@@ -244,6 +244,69 @@ package struct ChunkIndex: Sendable {
         return Read(path: candidate.path, identity: before, chunks: chunks, hashed: hashed)
     }
 
+    // MARK: - From the package a version was installed from
+
+    /// Keeps the index of version folder `version` of `product` as the verified TOC of the package
+    /// it was just installed from describes it, reading nothing: each file of `tables` (path below
+    /// the version folder, chunk table) cut with the sizes most of them were, at the offsets its
+    /// table gives, and who it is on disk now; and each file of `carried` (path below the version
+    /// folder, path in `previous`) with the chunks `previous` has for it: a file the update reused
+    /// holds the same bytes. So the next delta from this version cuts only files neither describes.
+    /// Never fails an install: an index not kept is only cut at the next delta.
+    package static func seed(_ product: ProductFolder, version: String, tables: [(path: String, table: ChunkTable)],
+                             carried: [(path: String, from: String)] = [], previous: ChunkIndex? = nil, now: Int64?) {
+        var votes: [(parameters: ChunkParameters, count: Int)] = []
+        for (_, table) in tables {
+            if let at = votes.firstIndex(where: { $0.parameters == table.parameters }) { votes[at].count += 1 } else { votes.append((table.parameters, 1)) }
+        }
+        guard let parameters = votes.max(by: { $0.count < $1.count })?.parameters ?? previous?.parameters else { return }
+        let folder = openat(product.descriptor, version, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+        guard folder >= 0 else { return }
+        defer { close(folder) }
+        var index = ChunkIndex(version: version, parameters: parameters)
+        var added: [Entry] = []
+        var budget = memoryLimit
+        /// Adds the file `path` with `chunks` (digest and length, in order from its start) when
+        /// they add up to the file on disk.
+        func add(_ path: String, _ chunks: [(digest: ChunkDigest, offset: Int64, length: UInt32)], size: Int64) {
+            var info = stat()
+            guard PathSafety.componentsAreNames(path), fstatat(folder, path, &info, AT_SYMLINK_NOFOLLOW) == 0,
+                  info.st_mode & S_IFMT == S_IFREG, Int64(info.st_size) == size else { return }
+            let cost = chunks.count * entryBytes + MemoryLayout<File>.stride + path.utf8.count
+            guard cost <= budget else { return }
+            budget -= cost
+            let position = UInt32(index.files.count)
+            index.files.append(File(path: path, identity: FileIdentity(info)))
+            for chunk in chunks { added.append(Entry(digest: chunk.digest, offset: chunk.offset, file: position, length: chunk.length)) }
+        }
+        for (path, table) in tables where table.parameters == parameters {
+            var seen = Set<ChunkDigest>()
+            var chunks: [(digest: ChunkDigest, offset: Int64, length: UInt32)] = []
+            var offset: Int64 = 0
+            for position in 0..<table.count {
+                let chunk = table.chunk(position)
+                if seen.insert(chunk.digest).inserted { chunks.append((chunk.digest, offset, UInt32(chunk.size))) }
+                offset += Int64(chunk.size)
+            }
+            add(path, chunks, size: offset)
+        }
+        if let previous, previous.parameters == parameters, !carried.isEmpty {
+            var byFile = [[(digest: ChunkDigest, offset: Int64, length: UInt32)]](repeating: [], count: previous.files.count)
+            for entry in previous.entries { byFile[Int(entry.file)].append((entry.digest, entry.offset, entry.length)) }
+            var positions: [String: Int] = [:]
+            for (position, file) in previous.files.enumerated() { positions[file.path] = position }
+            let described = Set(index.files.map(\.path))
+            for (path, from) in carried where !described.contains(path) {
+                guard let position = positions[from] else { continue }
+                add(path, byFile[position], size: previous.files[position].identity.size)
+            }
+        }
+        guard !index.files.isEmpty else { return }
+        index.settle(adding: added)
+        index.changed = true
+        index.writeIfChanged(product, now: now)
+    }
+
     // MARK: - The file beside the version folder
 
     private static let prefix = ".chunk-index-"

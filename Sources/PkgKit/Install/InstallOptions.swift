@@ -27,6 +27,10 @@ public struct InstallOptions: Sendable {
     /// throws stops the install with the staging folder removed (a sync waits here for its
     /// download to end and its sha256 to match).
     package var beforeCommit: (@Sendable () throws -> Void)?
+    /// Called once the version is in place and pruned, before its files are recorded in the stat
+    /// cache: whatever still holds links to them (a delta's rebuilt files) goes first, since
+    /// removing a link changes a file's change time.
+    package var afterCommit: (@Sendable () -> Void)?
     /// Where the expected identifier and version come from (a sync's catalog, or flags).
     package var expectationsFrom: RuleContext.ExpectationSource = .flags
     /// Files of the package on hand in the product folder, by their path in the package: the

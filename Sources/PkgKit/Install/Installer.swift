@@ -208,6 +208,7 @@ public struct Installer: Sendable {
         report.status = .installed
         report.installedPath = product.path(info.contentVersion)
         report = try finish(report, product: product, options: options)
+        options.afterCommit?()
         // Last: removing a version that shared files with this one changed those files (their
         // link count, so their change time), and the cache must describe them as they are now.
         StatCache.write(product, version: info.contentVersion, files: Self.cachedFiles(written.facts), now: options.statCacheTime?())

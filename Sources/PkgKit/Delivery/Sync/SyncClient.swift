@@ -61,6 +61,9 @@ public struct SyncClient: Sendable {
         public var cancellation: Cancellation?
         /// The installs' `statCacheTime`.
         package var statCacheTime: (@Sendable () -> Int64)?
+        /// Told, for each delta planned, how many installed files were read to bring the chunk
+        /// index up to date (`ChunkIndex.filesRead`).
+        package var filesCut: (@Sendable (Int) -> Void)?
         /// Where the room on the disk is asked before a download: the system's figure, or a test's.
         package var freeSpace: FreeSpace = .system
 

@@ -180,6 +180,10 @@ struct SyncExecutor {
     /// A delta planned against the installed version.
     private struct PlannedDelta {
         var plan: DeltaPlan
+        /// The new package's regular files, and the installed version's chunk index (when a
+        /// changed file has a chunk table): what the new version's index is made from.
+        var files: [DeltaPlan.WantedFile]
+        var index: ChunkIndex?
         var download: DeltaDownload
         /// The ranges still to fetch: the changed files' (or chunks') data.
         var ranges: [Range<Int64>]
@@ -232,6 +236,7 @@ struct SyncExecutor {
                 if keeps { index?.writeIfChanged(folder, now: now?()) }
                 return (tree, index)
             }
+            options.filesCut?(index?.filesRead ?? 0)
             let plan: DeltaPlan
             do {
                 plan = try DeltaPlan.make(wanted: files, heapStart: toc.heapStart, packageSize: update.entry.size,
@@ -239,8 +244,8 @@ struct SyncExecutor {
             } catch {
                 return .fallBack(error.reason)
             }
-            return .planned(PlannedDelta(plan: plan, download: download, ranges: download.ranges(for: plan, toc: toc, fetched: fetched),
-                                         fetched: fetched, memo: memo))
+            return .planned(PlannedDelta(plan: plan, files: files, index: index, download: download,
+                                         ranges: download.ranges(for: plan, toc: toc, fetched: fetched), fetched: fetched, memo: memo))
         }
     }
 
@@ -298,8 +303,15 @@ struct SyncExecutor {
         var deltaOptions = installOptions
         deltaOptions.judgesOnce = true
         deltaOptions.reused = plan.reused
+        // The rebuilt files' scratch links go before the new version's files are recorded.
+        deltaOptions.afterCommit = { try? folder.remove(chunksName) }
         do {
             let report = try await BlockingWork.run { [deltaOptions] in try installer.install(source, into: folder, options: deltaOptions) }
+            // Files the update reused hold the bytes they held: their chunks carry over.
+            let carried = plan.reused.compactMap { path, file in
+                file.version == version ? path.contentsRelative.map { (path: $0, from: file.relativePath) } : nil
+            }
+            seedChunkIndex(report, files: planned.files, carried: carried, previous: planned.index, folder: folder)
             return .installed(report, files: plan.fetchedFiles)
         } catch InstallError.packageChanged {
             // An installed file changed under the plan: the whole package it is.
@@ -347,6 +359,9 @@ struct SyncExecutor {
             #endif
             let source = PackageSource.file(partPath, shownAs: shown, name: name)
             report = try await BlockingWork.run { try Installer(documents: client.documents).install(source, into: folder, options: installOptions) }
+        }
+        if report.status == .installed, let files = DeltaPlan.wantedFiles(inTOCOf: partPath, limits: options.limits)?.files {
+            seedChunkIndex(report, files: files, folder: folder)
         }
         // Installed, or refused by a rule: either way these bytes are done with.
         DownloadNote.discard(entry, in: folder)
@@ -443,6 +458,17 @@ struct SyncExecutor {
             case download(any Error)
             case install(any Error)
         }
+    }
+
+    /// Keeps the chunk index of the version `report` installed from the chunk tables of its
+    /// package's `files` and what `carried` files take from `previous` (see `ChunkIndex.seed`):
+    /// the next delta from it then reads no file to cut it.
+    private func seedChunkIndex(_ report: InstallReport, files: [DeltaPlan.WantedFile], carried: [(path: String, from: String)] = [],
+                                previous: ChunkIndex? = nil, folder: ProductFolder) {
+        guard report.status == .installed, let path = report.installedPath else { return }
+        let tables = files.compactMap { file in file.chunks.flatMap { table in file.path.contentsRelative.map { (path: $0, table: table) } } }
+        ChunkIndex.seed(folder, version: URL(fileURLWithPath: path).lastPathComponent, tables: tables, carried: carried, previous: previous,
+                        now: options.statCacheTime?())
     }
 
     /// Throws `InsufficientSpace` when the file system holding `path` has no room for `download`
