@@ -309,13 +309,14 @@ package struct ChunkIndex: Sendable {
 
     // MARK: - The file beside the version folder
 
-    private static let prefix = ".chunk-index-"
+    /// The index's file beside each version folder.
+    package static let beside = BesideVersion(prefix: ".chunk-index-")
     private static let magic = Array("pkgtool-chunk-index 1\n".utf8)
     /// A kept index larger than this is not read (its entries would not fit in `memoryLimit`).
     private static let largestFile = 2 * memoryLimit
 
     /// The index's name for version folder `version`.
-    package static func fileName(_ version: String) -> String { prefix + version }
+    package static func fileName(_ version: String) -> String { beside.fileName(version) }
 
     /// The kept index of version folder `version` in `product` when it was cut with `parameters`;
     /// nil when there is none, it was cut with other sizes, or it does not read whole (a damaged
@@ -395,18 +396,6 @@ package struct ChunkIndex: Sendable {
             try? product.remove(temporary)
             return
         }
-    }
-
-    /// True for a kept index (or a half-written one) whose version folder is not among `versions`.
-    static func isLeftover(_ name: String, versions: Set<String>) -> Bool {
-        guard name.hasPrefix(prefix) else { return false }
-        let version = name.dropFirst(prefix.count)
-        return version.contains(".tmp-") || !versions.contains(String(version))
-    }
-
-    /// Removes the kept index of version folder `version`, if any.
-    package static func remove(_ product: ProductFolder, version: String) {
-        try? product.remove(fileName(version))
     }
 }
 

@@ -231,7 +231,7 @@ package final class ProductFolder: Sendable {
         for name in try listNames(descriptor, path: path)
         where name.hasPrefix(Self.stagingPrefix) || name.hasPrefix(Self.oldPrefix) || name.hasPrefix(Self.deltaPrefix)
             || name.hasPrefix(Self.replacingPrefix) || name.hasPrefix(Self.recordTemporaryPrefix)
-            || StatCache.isLeftover(name, versions: versions) || ChunkIndex.isLeftover(name, versions: versions) {
+            || BesideVersion.all.contains(where: { $0.isLeftover(name, versions: versions) }) {
             try remove(name)
         }
     }
@@ -241,8 +241,7 @@ package final class ProductFolder: Sendable {
     func retire(_ name: String) throws {
         let old = Self.oldPrefix + randomSuffix()
         try rename(name, to: old)
-        StatCache.remove(self, version: name)
-        ChunkIndex.remove(self, version: name)
+        for kind in BesideVersion.all { kind.remove(self, version: name) }
         try remove(old)
     }
 

@@ -32,9 +32,11 @@ package struct StatCache: Sendable {
 
     private static let magic = "pkgtool-stat-cache 1"
 
+    /// The cache's file beside each version folder.
+    package static let beside = BesideVersion(prefix: ".index-")
+
     /// The cache's name for version folder `version`.
-    package static func fileName(_ version: String) -> String { prefix + version }
-    private static let prefix = ".index-"
+    package static func fileName(_ version: String) -> String { beside.fileName(version) }
 
     /// The entry for `path` when `identity` is still the file's.
     package func entry(_ path: String, matching identity: FileIdentity) -> Entry? {
@@ -262,17 +264,5 @@ package struct StatCache: Sendable {
             flush(hashing: false)
             return !failed
         }
-    }
-
-    /// True for a stat cache (or a half-written one) whose version folder is not among `versions`.
-    static func isLeftover(_ name: String, versions: Set<String>) -> Bool {
-        guard name.hasPrefix(prefix) else { return false }
-        let version = name.dropFirst(prefix.count)
-        return version.contains(".tmp-") || !versions.contains(String(version))
-    }
-
-    /// Removes the cache of version folder `version`, if any.
-    package static func remove(_ product: ProductFolder, version: String) {
-        try? product.remove(fileName(version))
     }
 }

@@ -294,7 +294,7 @@ struct SyncExecutor {
             } catch InstallError.packageChanged {
                 // An installed file no longer holds what the index says (changed within a clock
                 // tick of being cut, so its identity did not show it): cut everything again next time.
-                ChunkIndex.remove(folder, version: version)
+                ChunkIndex.beside.remove(folder, version: version)
                 return .fallBack(nil)
             }
         }
