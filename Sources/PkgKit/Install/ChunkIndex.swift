@@ -65,6 +65,8 @@ package struct ChunkIndex: Sendable {
     package static let memoryLimit = 16 << 20
     /// Bytes an entry takes in memory.
     package static let entryBytes = MemoryLayout<Entry>.stride
+    /// The most chunks one file read for the index may give.
+    static let maxEntries = memoryLimit / entryBytes
 
     /// An empty index of version folder `version` for `parameters`.
     package init(version: String, parameters: ChunkParameters) {
@@ -214,11 +216,18 @@ package struct ChunkIndex: Sendable {
         func endChunk(at end: Int64) {
             let digest = hasher.digest
             if seen.insert(digest).inserted { chunks.append((digest, chunkStart, UInt32(end - chunkStart))) }
+            // More chunks than a whole index may hold (sizes a package chose to be tiny): the
+            // file is left out, and only hashed if that was asked.
+            if chunks.count > maxEntries {
+                (chunker, chunks, seen) = (nil, [], [])
+            }
             chunkStart = end
             hasher = ChunkHasher()
         }
         while true {
             try cancellation?.check()
+            // Left out of the index, with no sha1 asked: nothing more to read it for.
+            if chunker == nil && sha1 == nil { return nil }
             let count = readFully(fd, buffer, at: position)
             guard count >= 0 else { return nil }
             if count == 0 { break }
@@ -229,7 +238,7 @@ package struct ChunkIndex: Sendable {
             }
             if chunker != nil {
                 var taken = 0
-                while taken < count {
+                while taken < count, chunker != nil {
                     let (length, ends) = chunker!.scan(UnsafeRawBufferPointer(rebasing: piece[taken...]))
                     hasher.update(UnsafeRawBufferPointer(rebasing: piece[taken ..< taken + length]))
                     taken += length
