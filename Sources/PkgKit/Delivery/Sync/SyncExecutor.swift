@@ -311,7 +311,7 @@ struct SyncExecutor {
             let carried = plan.reused.compactMap { path, file in
                 file.version == version ? path.contentsRelative.map { (path: $0, from: file.relativePath) } : nil
             }
-            seedChunkIndex(report, files: planned.files, carried: carried, previous: planned.index, folder: folder)
+            await seedChunkIndex(report, files: planned.files, carried: carried, previous: planned.index, folder: folder)
             return .installed(report, files: plan.fetchedFiles)
         } catch InstallError.packageChanged {
             // An installed file changed under the plan: the whole package it is.
@@ -360,8 +360,10 @@ struct SyncExecutor {
             let source = PackageSource.file(partPath, shownAs: shown, name: name)
             report = try await BlockingWork.run { try Installer(documents: client.documents).install(source, into: folder, options: installOptions) }
         }
-        if report.status == .installed, let files = DeltaPlan.wantedFiles(inTOCOf: partPath, limits: options.limits)?.files {
-            seedChunkIndex(report, files: files, folder: folder)
+        if report.status == .installed, let files = try? await BlockingWork.run({ [options] in
+            DeltaPlan.wantedFiles(inTOCOf: partPath, limits: options.limits)?.files
+        }) {
+            await seedChunkIndex(report, files: files, folder: folder)
         }
         // Installed, or refused by a rule: either way these bytes are done with.
         DownloadNote.discard(entry, in: folder)
@@ -464,11 +466,13 @@ struct SyncExecutor {
     /// package's `files` and what `carried` files take from `previous` (see `ChunkIndex.seed`):
     /// the next delta from it then reads no file to cut it.
     private func seedChunkIndex(_ report: InstallReport, files: [DeltaPlan.WantedFile], carried: [(path: String, from: String)] = [],
-                                previous: ChunkIndex? = nil, folder: ProductFolder) {
+                                previous: ChunkIndex? = nil, folder: ProductFolder) async {
         guard report.status == .installed, let path = report.installedPath else { return }
         let tables = files.compactMap { file in file.chunks.flatMap { table in file.path.contentsRelative.map { (path: $0, table: table) } } }
-        ChunkIndex.seed(folder, version: URL(fileURLWithPath: path).lastPathComponent, tables: tables, carried: carried, previous: previous,
-                        now: options.statCacheTime?())
+        let now = options.statCacheTime?()
+        _ = try? await BlockingWork.run {
+            ChunkIndex.seed(folder, version: URL(fileURLWithPath: path).lastPathComponent, tables: tables, carried: carried, previous: previous, now: now)
+        }
     }
 
     /// Throws `InsufficientSpace` when the file system holding `path` has no room for `download`
