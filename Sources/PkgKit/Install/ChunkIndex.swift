@@ -17,7 +17,7 @@ internal import CSyscalls
 ///
 /// An index is only a hint: every chunk copied from an installed file is hashed and checked
 /// against the table's digest as it is written (`ChunkAssembly`), so a stale or damaged index
-/// costs a fetch, never a wrong byte. Its memory is bounded (`memoryLimit`), whatever chunk sizes
+/// costs a download, never a wrong byte. Its memory is bounded (`memoryLimit`), whatever chunk sizes
 /// a package declares: past the bound, files are left out of the index (their chunks are fetched).
 package struct ChunkIndex: Sendable {
     /// One indexed file: its path below the version folder, and who it was when it was cut.
@@ -41,6 +41,7 @@ package struct ChunkIndex: Sendable {
         package var offset: Int64
         package var length: Int
 
+        /// These values.
         package init(path: String, offset: Int64, length: Int) {
             (self.path, self.offset, self.length) = (path, offset, length)
         }
@@ -105,6 +106,7 @@ package struct ChunkIndex: Sendable {
         entries = all
     }
 
+    /// The order entries are kept in: by digest.
     private static func precedes(_ a: ChunkDigest, _ b: ChunkDigest) -> Bool {
         a.high != b.high ? a.high < b.high : a.low < b.low
     }
@@ -118,17 +120,18 @@ package struct ChunkIndex: Sendable {
         package var identity: FileIdentity
         package var needsSHA1: Bool
 
+        /// A candidate as the scan found it.
         package init(path: String, identity: FileIdentity, needsSHA1: Bool) {
             (self.path, self.identity, self.needsSHA1) = (path, identity, needsSHA1)
         }
     }
 
     /// What reading one candidate found: its chunks (when it was cut) and, when asked, its sha1.
-    package struct Read: Sendable {
-        package var path: String
-        package var identity: FileIdentity
-        package var chunks: [(digest: ChunkDigest, offset: Int64, length: UInt32)]
-        package var hashed: InstalledTree.Hashed?
+    struct Read: Sendable {
+        var path: String
+        var identity: FileIdentity
+        var chunks: [(digest: ChunkDigest, offset: Int64, length: UInt32)]
+        var hashed: InstalledTree.Hashed?
     }
 
     /// This index brought up to date with `candidates` of version folder `version` in `product`:
@@ -413,6 +416,7 @@ private struct BinaryReader {
     private let bytes: UnsafeRawBufferPointer
     private var position: Int
 
+    /// A reader of `bytes` from `position` on.
     init(_ bytes: UnsafeRawBufferPointer, at position: Int) {
         (self.bytes, self.position) = (bytes, position)
     }
@@ -420,9 +424,12 @@ private struct BinaryReader {
     /// Bytes not read yet.
     var remaining: Int { bytes.count - position }
 
+    /// The next 8 bytes as an integer; nil past the end.
     mutating func u64() -> UInt64? { integer() }
+    /// The next 4 bytes as an integer; nil past the end.
     mutating func u32() -> UInt32? { integer() }
 
+    /// The next integer of `T`'s size; nil past the end.
     private mutating func integer<T: FixedWidthInteger>() -> T? {
         guard remaining >= MemoryLayout<T>.size else { return nil }
         defer { position += MemoryLayout<T>.size }
