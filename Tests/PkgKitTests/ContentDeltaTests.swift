@@ -115,25 +115,29 @@ import TestSupport
         [UInt8](try Data(contentsOf: URL(fileURLWithPath: productFolder + "/1.0/" + name)))
     }
 
-    @Test func aChunkAlteredOnDiskUnderAnIndexThatStillVouchesForItIsNeverInstalled() async throws {
+    @Test func aChunkAlteredOnDiskUnderAnIndexThatStillVouchesForItIsFetchedInstead() async throws {
         // The index and the stat cache both describe the altered file as it is on disk (an edit
         // in the same clock tick as the indexing would leave them so), but the index's chunks are
-        // those of the bytes before: every copied chunk is checked, so the sync downloads whole.
+        // those of the bytes before: every copied chunk is checked, and the ones that changed
+        // are fetched instead.
         let update = try await update(from: ["old.bundle": first], to: ["new.bundle": edited(first, at: 3 << 20)]) {
             let product = try folder
             let candidate = ChunkIndex.Candidate(path: "old.bundle", identity: DeltaMachineryTests.identity(product, "old.bundle"), needsSHA1: false)
             let index = try ChunkIndex(version: "1.0", parameters: .standard)
                 .refreshed(product, candidates: [candidate], minimumSize: 0, cancellation: nil).index
             var bytes = try installedBytes("old.bundle")
-            for offset in stride(from: 0, to: bytes.count, by: 4096) { bytes[offset] ^= 0x20 }
+            for offset in stride(from: 7 << 20, to: (7 << 20) + (64 << 10), by: 4096) { bytes[offset] ^= 0x20 }
             let handle = try FileHandle(forUpdating: URL(fileURLWithPath: productFolder + "/1.0/old.bundle"))
             try handle.write(contentsOf: Data(bytes))
             try handle.close()
             try StatCacheTests.rewriteCache(product, now: Self.later())
             try Self.forge(index, as: product, "old.bundle")
         }
-        #expect(update.result.status == .installed && !update.result.delta, "\(update.result)")
+        #expect(update.result.status == .installed && update.result.delta, "\(update.result)")
         #expect(differences(productFolder + "/1.1", expected: snapshot(update.contents)).isEmpty)
+        #expect(update.fetched < update.stored / 4, "fetched \(update.fetched) of \(update.stored)")
+        let checked = try #require(update.checked)
+        #expect(update.fetched > checked, "the check planned with the index's word; the sync fetched the altered chunks too")
         #expect(!FileManager.default.fileExists(atPath: productFolder + "/" + ChunkIndex.fileName("1.0")), "the lying index is dropped")
     }
 

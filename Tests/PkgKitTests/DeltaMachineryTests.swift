@@ -187,20 +187,33 @@ import TestSupport
         }
     }
 
-    @Test func anInstalledFileChangedAfterItWasCutVoidsThePlan() throws {
+    @Test func chunksAnInstalledFileNoLongerHoldsAreNamedAndFetchedInstead() throws {
         let s = try Scratch()
         let (old, new) = Self.versions()
         let folder = try Self.installed(s, old)
-        let (assembly, copy) = try Self.assembly(s, folder: folder, new: new, fileStart: 0)
+        var (assembly, copy) = try Self.assembly(s, folder: folder, new: new, fileStart: 0)
         var edited = old
         edited[10] ^= 0xFF
+        edited[300_000] ^= 0xFF
         try s.write("Documents/\(Self.id)/1.0/big.bin", edited)
-        #expect {
-            _ = try ChunkAssembly.assembleAll([assembly], from: copy, folder: folder, scratchName: ".chunks", url: "v.pkg", cancellation: nil)
-        } throws: { error in
-            if case InstallError.packageChanged = error { return true }
-            return false
+        var stale: StaleChunks?
+        #expect(throws: StaleChunks.self) {
+            do {
+                _ = try ChunkAssembly.assembleAll([assembly], from: copy, folder: folder, scratchName: ".chunks", url: "v.pkg", cancellation: nil)
+            } catch let error as StaleChunks {
+                stale = error
+                throw error
+            }
         }
+        let chunks = try #require(stale?.chunks[assembly.order])
+        #expect(chunks.count == 2, "the chunk holding byte 10 and the one holding byte 300,000: \(chunks)")
+        #expect(names(folder.path(".chunks")).isEmpty, "nothing is left written")
+        // Fetched instead, the file is rebuilt whole and right.
+        for range in assembly.fetchInstead(chunks) {
+            try copy.write(Data(new[Int(range.lowerBound) ..< Int(range.upperBound)]), at: range.lowerBound)
+        }
+        _ = try ChunkAssembly.assembleAll([assembly], from: copy, folder: folder, scratchName: ".chunks", url: "v.pkg", cancellation: nil)
+        #expect(FileManager.default.contents(atPath: folder.path(".chunks/3")) == Data(new))
     }
 
     // MARK: - Chunk tables and headers: bounds checked before anything is allocated

@@ -71,10 +71,19 @@ package struct ChunkAssembly: Sendable {
     /// How many chunks are fetched.
     var fetchedChunks: Int { sources.lazy.filter { $0 == nil }.count }
 
+    /// Fetches the chunks at `indices` instead of copying them; returns their package ranges.
+    package mutating func fetchInstead(_ indices: [Int]) -> [Range<Int64>] {
+        let before = Set(fetchRanges)
+        for index in indices where sources.indices.contains(index) { sources[index] = nil }
+        return fetchRanges.filter { !before.contains($0) }
+    }
+
     /// Writes the file as `name` into the folder `scratch` (named `scratchName` in `folder`) and
     /// returns it, to be reused as an installed file is. A fetched chunk or the whole file that
-    /// does not match is refused (`ChunkMismatch`); an installed file that changed since it was
-    /// cut makes the plan void (`InstallError.packageChanged`).
+    /// does not match is refused (`ChunkMismatch`); copied chunks that an installed file no longer
+    /// holds (it changed since it was cut) are named (`StaleChunks`), to be fetched instead, and
+    /// nothing is left written; an installed file that is gone makes the plan void
+    /// (`InstallError.packageChanged`).
     func assemble(from copy: SparseCopy, folder: ProductFolder, scratch: Int32, scratchName: String, name: String, url: String,
                   cancellation: Cancellation?) throws -> InstalledFile {
         // Each installed file that holds chunks, opened when first needed.
@@ -107,10 +116,17 @@ package struct ChunkAssembly: Sendable {
         var sha1 = Insecure.SHA1()
         var head: [UInt8] = []
         var stored = dataStart
+        // Copied chunks an installed file no longer holds: once one is found, the others are
+        // only checked, so that one more fetch brings them all.
+        var stale: [Int] = []
         for (index, source) in sources.enumerated() {
             try cancellation?.check()
             let chunk = table.chunk(index)
             let count: Int
+            if !stale.isEmpty && source == nil {
+                stored += Int64(chunk.storedLength)
+                continue
+            }
             if let source {
                 count = readFully(try input(source.base), UnsafeMutableRawBufferPointer(rebasing: buffer[0..<chunk.size]), at: source.offset)
             } else if gzip {
@@ -127,15 +143,20 @@ package struct ChunkAssembly: Sendable {
             var hasher = ChunkHasher()
             hasher.update(data)
             guard count == chunk.size, hasher.digest == chunk.digest else {
-                if let source {
-                    let basePath = folder.path(version + "/" + bases[source.base])
-                    throw InstallError.packageChanged("\(basePath): the installed file changed while the update was planned; run sync again")
+                if source != nil {
+                    stale.append(index)
+                    continue
                 }
                 throw ChunkMismatch(url: url, path: path, detail: "chunk \(index + 1) of \(sources.count) does not match its digest in the table of contents")
             }
+            if !stale.isEmpty { continue }
             sha1.update(bufferPointer: data)
             if head.count < ExecutableFormat.headBytes { head += data.prefix(ExecutableFormat.headBytes - head.count) }
             try writeAll(output, data, path: outputPath)
+        }
+        guard stale.isEmpty else {
+            unlinkat(scratch, name, 0)
+            throw StaleChunks(chunks: [order: stale])
         }
         guard SHA1Value(sha1.finalize()) == self.sha1 else {
             throw ChunkMismatch(url: url, path: path, detail: "the file rebuilt from its chunks does not match its sha1 in the table of contents")
@@ -166,6 +187,13 @@ package struct ChunkAssembly: Sendable {
     }
 }
 
+/// Copied chunks that installed files no longer hold, by the order of the file being rebuilt
+/// and the chunk's place in its table: an installed file changed after it was cut, and its
+/// identity did not show it (an edit within the clock tick of the cut). They are fetched instead.
+package struct StaleChunks: Error {
+    package var chunks: [Int: [Int]]
+}
+
 /// A chunk fetched for a delta update, or the file rebuilt from chunks, is not what the table
 /// of contents (signed through the catalog's `tocSHA256`) says: refused, nothing installed.
 struct ChunkMismatch: Error, DiagnosableError {
@@ -181,7 +209,8 @@ struct ChunkMismatch: Error, DiagnosableError {
 
 extension ChunkAssembly {
     /// Rebuilds every file of `assemblies` into a new folder `scratchName` of `folder` (the caller
-    /// removes it once the install is over), by their path in the package.
+    /// removes it once the install is over), by their path in the package; throws `StaleChunks`
+    /// naming the copied chunks of every file that installed files no longer hold.
     package static func assembleAll(_ assemblies: [ChunkAssembly], from copy: SparseCopy, folder: ProductFolder, scratchName: String,
                             url: String, cancellation: Cancellation?) throws -> [ArchivePath: InstalledFile] {
         guard mkdirat(folder.descriptor, scratchName, 0o700) == 0 || errno == EEXIST else {
@@ -191,9 +220,19 @@ extension ChunkAssembly {
         guard scratch >= 0 else { throw InstallError.io(path: folder.path(scratchName), errnoText()) }
         defer { close(scratch) }
         var files: [ArchivePath: InstalledFile] = [:]
+        var stale: [Int: [Int]] = [:]
         for assembly in assemblies {
-            files[assembly.path] = try assembly.assemble(from: copy, folder: folder, scratch: scratch, scratchName: scratchName,
-                                                        name: String(assembly.order), url: url, cancellation: cancellation)
+            do {
+                files[assembly.path] = try assembly.assemble(from: copy, folder: folder, scratch: scratch, scratchName: scratchName,
+                                                            name: String(assembly.order), url: url, cancellation: cancellation)
+            } catch let error as StaleChunks {
+                stale.merge(error.chunks) { $1 }
+            }
+        }
+        // Every file rebuilt anew once the stale chunks are fetched: none is left written.
+        guard stale.isEmpty else {
+            for assembly in assemblies { unlinkat(scratch, String(assembly.order), 0) }
+            throw StaleChunks(chunks: stale)
         }
         return files
     }

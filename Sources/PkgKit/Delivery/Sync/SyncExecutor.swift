@@ -284,18 +284,41 @@ struct SyncExecutor {
         let chunksName = ProductFolder.deltaPrefix + update.entry.contentVersion.description + ".chunks"
         defer { try? folder.remove(chunksName) }
         if !plan.assembled.isEmpty {
-            let assembled = plan.assembled
-            do {
-                let rebuilt = try await BlockingWork.run {
-                    try ChunkAssembly.assembleAll(assembled, from: copy, folder: folder, scratchName: chunksName, url: shown,
-                                                  cancellation: installOptions.cancellation)
+            // Copied chunks an installed file no longer holds (it changed within a clock tick of
+            // being cut, so its identity did not show it) are fetched instead, once; the index
+            // that vouched for them is dropped, to be cut again next time.
+            var assembled = plan.assembled, refetched = false
+            while true {
+                let attempt = assembled
+                do {
+                    let rebuilt = try await BlockingWork.run {
+                        try ChunkAssembly.assembleAll(attempt, from: copy, folder: folder, scratchName: chunksName, url: shown,
+                                                      cancellation: installOptions.cancellation)
+                    }
+                    plan.reused.merge(rebuilt) { _, rebuilt in rebuilt }
+                    break
+                } catch let stale as StaleChunks where !refetched {
+                    ChunkIndex.beside.remove(folder, version: version)
+                    refetched = true
+                    var ranges: [Range<Int64>] = []
+                    for index in assembled.indices {
+                        if let chunks = stale.chunks[assembled[index].order] { ranges += assembled[index].fetchInstead(chunks) }
+                    }
+                    let merged = DeltaPlan.merge(ranges)
+                    guard merged.count <= DeltaPlan.maxRanges else { return .fallBack(nil) }
+                    do {
+                        try await planned.download.fetchRanges(merged, into: copy, received: received,
+                                                               progress: report(.downloading, folder.identifier))
+                    } catch is DeltaDownload.RangesIgnored {
+                        server.honoursRange = false
+                        return .fallBack(.serverIgnoresRange)
+                    }
+                } catch is StaleChunks {
+                    return .fallBack(nil)
+                } catch InstallError.packageChanged {
+                    ChunkIndex.beside.remove(folder, version: version)
+                    return .fallBack(nil)
                 }
-                plan.reused.merge(rebuilt) { _, rebuilt in rebuilt }
-            } catch InstallError.packageChanged {
-                // An installed file no longer holds what the index says (changed within a clock
-                // tick of being cut, so its identity did not show it): cut everything again next time.
-                ChunkIndex.beside.remove(folder, version: version)
-                return .fallBack(nil)
             }
         }
         let source = PackageSource.delta(copy.path, shownAs: shown, name: fileName, reusedEntries: plan.reusedEntries,
