@@ -14,6 +14,7 @@ struct Arguments {
     /// Cancel the run once this many bytes of its work are done (to show a resume).
     var cancelAfterBytes: Int64?
 
+    /// What a wrong command line prints.
     static let usage = """
         usage: pkgkit-example CATALOG-URL --documents DIR [--product ID]... (--trust KEY.pub.pem | --unsigned) [--cancel-after-bytes N]
 
@@ -63,6 +64,7 @@ struct Arguments {
         }
     }
 
+    /// The server URL `text`.
     private static func url(_ text: String) throws(UsageError) -> URL {
         guard let url = URL(string: text) else { throw UsageError("not a URL: \(text)") }
         return url
@@ -71,6 +73,8 @@ struct Arguments {
 
 /// A command line the example cannot run.
 struct UsageError: Error {
+    /// What is wrong with it.
     var message: String
+    /// The error `message` says.
     init(_ message: String) { self.message = message }
 }

@@ -78,6 +78,29 @@ import TestSupport
         #expect(all.dropLast().allSatisfy { $0.fraction < 1 } && all.last?.fraction == 1 && all.last?.phase == .finished)
     }
 
+    /// A delta counts what it downloads, not the package: its total shrinks once its ranges are
+    /// planned, and the fraction still only rises, to 1.
+    @Test func aDeltaCountsItsRangesNotThePackage() async throws {
+        let client = SyncClient(catalogURL: catalogFile, documents: documents)
+        let options = SyncClient.Options(products: [Self.first], trust: .unsigned)
+        _ = try await client.sync(options)
+        var files: [String: Data] = [:]
+        for file in 0 ..< 12 { files["f\(file).bin"] = pseudoRandomData(30_000, seed: UInt64(file + 1)) }
+        files["f0.bin"] = pseudoRandomData(30_000, seed: 999)
+        let update = try scratch.package("p0-1.1", id: Self.first, version: "1.1", files: files, extraArguments: ["--compression", "none"])
+        try #require(try Publisher(destination: scratch.path("pub")).publish([update.pkg]).status == .published)
+        let packageSize = try #require(scratch.size("p0-1.1.pkg"))
+
+        let steps = Steps()
+        let result = try #require(try await client.sync(options) { steps.add($0) }.products.first)
+        #expect(result.status == .installed && result.delta && result.contentVersion == "1.1")
+        let all = steps.all
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0.fraction <= $1.fraction && $0.bytesDone <= $1.bytesDone })
+        let last = try #require(all.last)
+        #expect(last.phase == .finished && last.fraction == 1 && last.filesDone == 12 && last.filesTotal == 12)
+        #expect(last.bytesTotal < 2 * packageSize && last.bytesTotal > packageSize, "the ranges and the install's read: \(last.bytesTotal) of \(packageSize)")
+    }
+
     /// A run with nothing to do ends at 1 too, with nothing counted.
     @Test func aRunWithNothingToDoFinishesAtOne() async throws {
         let client = SyncClient(catalogURL: catalogFile, documents: documents)

@@ -14,14 +14,22 @@ import PkgKitCatalog
 final class RunProgress: Sendable {
     /// One product's share of the run.
     private struct Work {
+        /// Bytes of the package here (a resumed download's included).
         var downloadDone: Int64 = 0
+        /// Bytes of the package to have: the whole package, or a delta's ranges.
         var downloadTotal: Int64 = 0
+        /// Bytes of the package the install has read.
         var installDone: Int64 = 0
+        /// Bytes of the package the install reads in all.
         var installTotal: Int64 = 0
+        /// Files of the new version written.
         var filesDone = 0
+        /// Files of the new version in all.
         var filesTotal = 0
 
+        /// Downloaded and read.
         var bytesDone: Int64 { downloadDone + installDone }
+        /// To download and to read.
         var bytesTotal: Int64 { downloadTotal + installTotal }
         /// The download has brought all it planned to: the install is what remains.
         var downloaded: Bool { downloadTotal > 0 && downloadDone >= downloadTotal }
@@ -29,7 +37,9 @@ final class RunProgress: Sendable {
 
     /// The run so far: each product's work, their sums, and what was last delivered.
     private struct State {
+        /// Each product's work, by identifier.
         var works: [String: Work] = [:]
+        /// The sums of every product's work.
         var bytesDone: Int64 = 0
         var bytesTotal: Int64 = 0
         var filesDone = 0
@@ -38,7 +48,9 @@ final class RunProgress: Sendable {
         var last: SyncProgress?
     }
 
+    /// The run so far.
     private let state = LockedValue(State())
+    /// Where the values go, in the order they are made (called under the lock).
     private let deliver: @Sendable (SyncProgress) -> Void
     /// The least rise of `fraction` worth a value of its own (a phase or product change, or a
     /// file written, always is).
