@@ -28,8 +28,8 @@ import TestSupport
 
     func size(_ index: Int) throws -> Int64 { try #require(scratch.size("p\(index).pkg")) }
 
-    /// The docs' main-actor pattern: `ContentLibrary` (the example app's file, copied here byte
-    /// for byte) reads the run's sequence on the main actor; every value it sees is in order,
+    /// The docs' main-actor pattern: `ContentLibrary` (the example app's file, which
+    /// `Tests/PkgKitTests/ContentLibrary.swift` links to) reads the run's sequence on the main actor; every value it sees is in order,
     /// never back, and the last is the finished run with every file written.
     @MainActor @Test func theDocumentedModelShowsTheRunInOrderOnTheMainActor() async throws {
         let library = ContentLibrary(catalogURL: catalogFile, folder: documents, trust: .unsigned)
@@ -57,7 +57,7 @@ import TestSupport
         let example = try String(contentsOf: root.appendingPathComponent("Examples/pkgkit-example/ContentLibrary.swift"), encoding: .utf8)
         let copy = try String(contentsOf: root.appendingPathComponent("Tests/PkgKitTests/ContentLibrary.swift"), encoding: .utf8)
         let article = try String(contentsOf: root.appendingPathComponent("Sources/PkgKit/PkgKit.docc/SyncingContent.md"), encoding: .utf8)
-        #expect(copy == example, "Tests/PkgKitTests/ContentLibrary.swift is the example's file")
+        #expect(copy == example, "Tests/PkgKitTests/ContentLibrary.swift is a link to the example's file")
         let model = String(try #require(example.range(of: "@available(iOS 17").map { example[$0.lowerBound...] }))
         #expect(article.contains(model), "SyncingContent.md shows ContentLibrary as Examples/pkgkit-example has it")
     }
