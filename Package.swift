@@ -113,6 +113,9 @@ let package = Package(
         // An app's-eye view of PkgKit: a program that depends on the PkgKit library alone, built
         // with everything else; `PortabilityTests` runs it and reads what it links.
         .executableTarget(name: "portability-check", dependencies: ["PkgKit"], path: "Tests/Portability"),
+        // An app's use of PkgKit as the docs show it (URLs, the progress sequence on the main actor,
+        // cancel and resume): public API only, built with everything else; `ExampleAppTests` runs it.
+        .executableTarget(name: "pkgkit-example", dependencies: ["PkgKit"], path: "Examples/pkgkit-example"),
         // libFuzzer harness over readers + rules (`make fuzz`); a plain build replays inputs.
         .executableTarget(name: "pkgfuzz", dependencies: ["PkgKit", "PkgKitArchive", .product(name: "Crypto", package: "swift-crypto")]),
         // What every test target shares: scratch folders, running the built binary, crafting xar.

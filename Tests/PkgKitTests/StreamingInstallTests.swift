@@ -47,7 +47,7 @@ import TestSupport
         let staged = Signal()
         let sync = Task {
             try await self.sync(transport) { step in
-                if step.phase == .installing && step.filesInstalled >= 30 { staged.fire() }
+                if step.filesDone >= 30 { staged.fire() }
             }
         }
         // Thirty files are staged while the download waits on its pause: nothing advances the clock.
@@ -62,20 +62,22 @@ import TestSupport
         #expect(names(productFolder).filter { $0.hasPrefix(".") } == [".lock"], "no staging, no download left")
     }
 
-    /// An app's progress (issue 20, item 4): bytes downloaded up to the package's size, and files
-    /// installed up to its count, both for the product, never going back.
+    /// An app's progress (issue 20, item 4; issue 40, item 3): one value for the run, whose bytes
+    /// count the package downloaded and read by the install, and whose files count up to the
+    /// package's, never going back, ending at 1.
     @Test func progressCountsBytesDownloadedAndFilesInstalled() async throws {
         let size = try #require(scratch.size("p.pkg"))
         let steps = Steps()
         let transport = ScriptedTransport(serving: scratch.path("pub"), base: Self.base, chunkSize: 16_384)
         #expect(try await sync(transport) { steps.add($0) }.status == .installed)
-        let all = steps.all.filter { $0.productIdentifier == Self.id }
-        let downloading = all.filter { $0.phase == .downloading }, installing = all.filter { $0.phase == .installing }
-        #expect(downloading.count > 10 && downloading.allSatisfy { $0.total == size }, "\(downloading.count)")
-        #expect(zip(downloading, downloading.dropFirst()).allSatisfy { $0.done <= $1.done })
-        #expect(downloading.last?.done == size)
-        #expect(zip(installing, installing.dropFirst()).allSatisfy { $0.filesInstalled <= $1.filesInstalled })
-        #expect(installing.map(\.filesInstalled).max() == 40)
+        let all = steps.all
+        let downloading = all.filter { $0.phase == .downloading }
+        #expect(downloading.count > 10 && downloading.allSatisfy { $0.bytesTotal == 2 * size && $0.productIdentifier == Self.id },
+                "\(downloading.count)")
+        #expect(zip(all, all.dropFirst()).allSatisfy { $0.fraction <= $1.fraction && $0.bytesDone <= $1.bytesDone && $0.filesDone <= $1.filesDone })
+        #expect(all.first?.phase == .catalog && all.last?.phase == .finished && all.last?.fraction == 1)
+        #expect(all.last.map { ($0.filesDone, $0.filesTotal, $0.bytesDone) } ?? (0, 0, 0) == (40, 40, 2 * size))
+        #expect(all.dropLast().allSatisfy { $0.fraction < 1 })
     }
 
     /// Progress steps collected from whichever thread reports them.

@@ -13,7 +13,7 @@ let documents = URL(fileURLWithPath: arguments[arguments.startIndex])
 let downloadedPackage = URL(fileURLWithPath: arguments[arguments.startIndex + 1])
 
 // The README's five lines.
-let report = try Installer(documents: documents.path).install(downloadedPackage.path)
+let report = try Installer(documents: documents).install(downloadedPackage)
 guard report.status != .refused else { fatalError("refused: \(report.diagnostics.map(\.message))") }
 let folder = URL(fileURLWithPath: report.installedPath!)   // Documents/<IAPProductIdentifier>/<ContentVersion>
 print("installed \(report.productIdentifier ?? "?") \(report.contentVersion ?? "?") at \(folder.path)")

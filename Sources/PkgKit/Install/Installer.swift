@@ -1,4 +1,5 @@
 import Foundation
+import PkgKitSupport
 import PkgKitDiagnostics
 import PkgKitIdentity
 import PkgKitFormat
@@ -26,9 +27,22 @@ public struct Installer: Sendable {
     /// The lock file's name inside a product folder.
     public static let lockName = ProductFolder.lockName
 
-    /// An installer for `documents`.
+    /// An installer for the folder `documents` (a file URL).
+    public init(documents: URL) {
+        self.documents = FileURLs.path(of: documents)
+    }
+
+    /// An installer for the folder at the path `documents`.
     public init(documents: String) {
         self.documents = documents
+    }
+
+    /// The Documents folder.
+    public var documentsURL: URL { URL(fileURLWithPath: documents, isDirectory: true) }
+
+    /// The folder of a product: `DIR/<id>`.
+    public func productURL(_ productIdentifier: String) -> URL {
+        documentsURL.appendingPathComponent(productIdentifier, isDirectory: true)
     }
 
     /// The folder of a product: `DIR/<id>`.
@@ -71,6 +85,12 @@ public struct Installer: Sendable {
     /// The first look reads no file data: on a xar it costs only the table of contents.
     public func install(_ packagePath: String, options: InstallOptions = InstallOptions()) throws -> InstallReport {
         try install(.file(packagePath), into: nil, options: options)
+    }
+
+    /// Validates the package at the file URL `package` and installs it, as `install(_:options:)`
+    /// does for a path.
+    public func install(_ package: URL, options: InstallOptions = InstallOptions()) throws -> InstallReport {
+        try install(FileURLs.path(of: package), options: options)
     }
 
     /// Installs from `source`. With `held`, the product folder is already open and locked (a sync

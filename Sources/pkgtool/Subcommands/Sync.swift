@@ -106,7 +106,8 @@ extension Pkgtool {
             let bar = ProgressBar(enabled: !output.json && !output.quiet)
             defer { bar.finish() }
             return advice.advising(try await client.sync(options) { step in
-                if step.phase == .downloading { bar.update(step.done, of: step.total, label: step.productIdentifier) }
+                // The whole run's bytes (downloads and installs), under the product at work.
+                if step.phase != .finished { bar.update(step.bytesDone, of: step.bytesTotal, label: step.productIdentifier) }
             })
         }
 

@@ -20,9 +20,11 @@ import PkgKitTransport
 ///
 /// ```swift
 /// let client = SyncClient(catalogURL: URL(string: "https://cdn.example.com/content/catalog.json")!,
-///                         documents: documents.path)
+///                         documents: URL.applicationSupportDirectory.appending(path: "Content"))
 /// let report = try await client.sync(SyncClient.Options(products: ["com.example.book.chapter1"], trust: .signed(by: key)))
 /// ```
+///
+/// `startSync(_:)` runs it with its progress as an asynchronous sequence, for an app's UI.
 ///
 /// A check costs one conditional request when nothing changed: the last catalog a sync verified is
 /// kept in `documents/.pkgtool-catalogs` with the server's `ETag` / `Last-Modified`, and a `304 Not
@@ -32,8 +34,10 @@ import PkgKitTransport
 public struct SyncClient: Sendable {
     /// The catalog's URL (`http`, `https` or `file`).
     public var catalogURL: URL
-    /// The Documents folder.
+    /// The Documents folder's path.
     public var documents: String
+    /// The Documents folder.
+    public var documentsURL: URL { URL(fileURLWithPath: documents, isDirectory: true) }
     /// How bytes are fetched.
     public var transport: any HTTPTransport
 
@@ -84,15 +88,27 @@ public struct SyncClient: Sendable {
         }
     }
 
-    /// A client for the catalog at `catalogURL`, installing into `documents`.
+    /// A client for the catalog at `catalogURL`, installing into the folder `documents` (a file
+    /// URL: anything else is a programmer's error, and stops the program).
+    public init(catalogURL: URL, documents: URL, transport: any HTTPTransport = StandardTransport()) {
+        self.init(catalogURL: catalogURL, documents: FileURLs.path(of: documents), transport: transport)
+    }
+
+    /// A client whose HTTPS servers may also be signed by the certificate authorities `trust`
+    /// adds to the system's (a staging server's private CA, or the app's own CA, pinned).
+    public init(catalogURL: URL, documents: URL, trust: ServerTrust) {
+        self.init(catalogURL: catalogURL, documents: FileURLs.path(of: documents), trust: trust)
+    }
+
+    /// A client for the catalog at `catalogURL`, installing into the folder at the path `documents`.
     public init(catalogURL: URL, documents: String, transport: any HTTPTransport = StandardTransport()) {
         self.catalogURL = catalogURL
         self.documents = documents
         self.transport = transport
     }
 
-    /// A client whose HTTPS servers may also be signed by the certificate authorities `trust`
-    /// adds to the system's (a staging server's private CA, or the app's own CA, pinned).
+    /// A client installing into the folder at the path `documents`, whose HTTPS servers may also
+    /// be signed by the certificate authorities `trust` adds to the system's.
     public init(catalogURL: URL, documents: String, trust: ServerTrust) {
         self.init(catalogURL: catalogURL, documents: documents, transport: StandardTransport(trust: trust))
     }
@@ -101,8 +117,14 @@ public struct SyncClient: Sendable {
     /// `options.cancellation`) throws, as `OperationCancelled`, within moments: a transfer in
     /// progress is dropped, an install in progress removes its staging folder, and a download in
     /// progress is kept for the next run to resume.
+    ///
+    /// `progress` is called with the run's `SyncProgress` values in order, on whichever thread the
+    /// work is on, and must return quickly; its last value (phase `finished`, fraction 1) comes
+    /// before this returns, unless the run was cancelled. An app's UI reads them from
+    /// `startSync(_:)`'s sequence on the main actor instead.
     public func sync(_ options: Options, progress: (@Sendable (SyncProgress) -> Void)? = nil) async throws -> SyncReport {
-        try await cancellable(options) { try await run(options, mode: .install, progress: progress) }
+        let tracker = progress.map(RunProgress.init)
+        return try await cancellable(options) { try await run(options, mode: .install, progress: tracker) }
     }
 
     /// Reports what `sync` would do for each product (a report whose `mode` is `check`): the same
@@ -138,14 +160,14 @@ public struct SyncClient: Sendable {
     }
 
     private func start(_ options: Options, kept: KeptCatalog?, using transport: CountingTransport,
-                       progress: (@Sendable (SyncProgress) -> Void)?) async throws -> Start {
+                       progress: RunProgress?) async throws -> Start {
         let selected: [String]
         do {
             selected = try options.products.isEmpty ? installedProducts() : Array(Set(options.products)).sorted()
         } catch let error as any DiagnosableError {
             return .stopped(SyncReport(diagnostics: [error.diagnostic]))
         }
-        progress?(SyncProgress(productIdentifier: nil, phase: .catalog, done: 0, total: 0))
+        progress?.fetchingCatalog()
         do {
             let fetched = try await Catalog.fetch(from: catalogURL, using: transport, trust: options.trust, kept: kept,
                                                   retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy)
@@ -167,7 +189,7 @@ public struct SyncClient: Sendable {
 
     /// A sync, or a check: the same plans and the same execution, which a check stops before
     /// anything is written or a package downloaded.
-    private func run(_ options: Options, mode: SyncMode, progress: (@Sendable (SyncProgress) -> Void)?) async throws -> SyncReport {
+    private func run(_ options: Options, mode: SyncMode, progress: RunProgress?) async throws -> SyncReport {
         let counting = CountingTransport(transport)
         let selected: [String], fetched: FetchedCatalog
         // A check asks with the kept catalog too (a 304 costs it nothing), but keeps none.
@@ -175,6 +197,7 @@ public struct SyncClient: Sendable {
         switch try await start(options, kept: kept, using: counting, progress: progress) {
         case .stopped(var report):
             report.mode = mode
+            progress?.finished()
             return report
         case .ready(let products, let catalog): (selected, fetched) = (products, catalog)
         }
@@ -182,6 +205,7 @@ public struct SyncClient: Sendable {
         let client = SyncClient(catalogURL: catalogURL, documents: documents, transport: counting)
         let executor = SyncExecutor(client: client, options: options, server: ServerKnowledge(catalogURL: catalogURL), mode: mode,
                                     progress: progress)
+        if let progress { try estimate(selected, in: fetched.catalog, options: options, server: executor.server, into: progress) }
         for id in selected {
             try options.cancellation?.check()
             let product = fetched.catalog.product(id)
@@ -200,14 +224,33 @@ public struct SyncClient: Sendable {
             } catch let error as any DiagnosableError {
                 report.products.append(ProductSyncResult(productIdentifier: id, status: SyncStatus(error),
                                                          diagnostics: [error.diagnostic]))
+                progress?.ended(id, completed: false)
                 continue
             }
             let plan = SyncPlan.make(situation(id, in: fetched.catalog, state: state, options: options, server: executor.server))
-            report.products.append(try await executor.run(plan, productIdentifier: id, folder: folder, state: state))
+            progress?.expect(plan, of: id)
+            let result = try await executor.run(plan, productIdentifier: id, folder: folder, state: state)
+            progress?.ended(id, completed: result.status == .installed)
+            report.products.append(result)
         }
         report.bytesDownloaded = counting.bytesReceived
         if mode == .install { keep(fetched, replacing: kept) }
+        progress?.finished()
         return report
+    }
+
+    /// The run's work as the catalog and the folders say it will be, before any product is
+    /// touched: each product's plan made from its folder read unlocked (a plan made later, with
+    /// the folder locked, corrects it), so that the first values' totals already count every product.
+    private func estimate(_ products: [String], in catalog: Catalog, options: Options, server: ServerKnowledge,
+                          into progress: RunProgress) throws {
+        for id in products {
+            try options.cancellation?.check()
+            // An unreadable folder is the locked plan's to report; until then it counts as empty.
+            let folder = (try? ProductFolder.open(documents: documents, identifier: id, create: false, locking: false)) ?? nil
+            let state = (try? ProductState.read(folder, latest: catalog.product(id)?.latestVersion)) ?? .empty
+            progress.expect(SyncPlan.make(situation(id, in: catalog, state: state, options: options, server: server)), of: id)
+        }
     }
 
     /// Keeps a catalog fetched with validators for the next run's conditional request. Keeping it

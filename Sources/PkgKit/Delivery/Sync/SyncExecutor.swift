@@ -26,7 +26,8 @@ struct SyncExecutor {
     package var server: ServerKnowledge
     /// Install, or only say what an install would fetch (writing nothing).
     package var mode: SyncMode
-    package var progress: (@Sendable (SyncProgress) -> Void)?
+    /// The run's progress, when someone is told of it.
+    package var progress: RunProgress?
 
     /// The outcome of `plan` for the product in `folder` (locked for an install; nil when there is
     /// none yet), whose state the plan was made from. Throws only `OperationCancelled`; every other
@@ -90,9 +91,8 @@ struct SyncExecutor {
         // The room was asked before the download, for the download and the unpacked files together.
         installOptions.freeSpace = nil
         if let progress {
-            let installing = InstallingProgress(productIdentifier: id, progress: progress)
-            installOptions.progress = { done, total in installing.read(done, of: total) }
-            installOptions.filesStaged = { files in installing.staged(files) }
+            installOptions.progress = { done, total in progress.read(id, done, of: total) }
+            installOptions.filesStaged = { files in progress.staged(id, files) }
         }
         if case .delta(let from) = update.method {
             let outcome = try await delta(update, from: from, folder: folder, options: installOptions, received: received)
@@ -217,7 +217,7 @@ struct SyncExecutor {
                                    hashing: { $0 < ChunkParameters.smallestChunkedFile })
         }
         switch try await download.fetchTableOfContents(into: copy, acceptWhole: acceptWhole, received: received, limits: options.limits,
-                                                        progress: report(.downloading, folder.identifier)) {
+                                                        progress: downloading(folder.identifier, counted: received)) {
         case .whole:
             server.honoursRange = false
             return .whole
@@ -270,13 +270,14 @@ struct SyncExecutor {
         case .planned(let started):
             planned = started
         }
+        progress?.plannedDownload(folder.identifier, total: planned.bytesToDownload)
         // The header and TOC are here; nothing more is fetched without room for it.
         try checkRoom(for: update, of: folder.identifier, download: planned.bytesToDownload - planned.fetched, unpacked: planned.unpacked(update.entry),
                       at: folder.path, mode: .install)
         var plan = planned.plan
         do {
             try await planned.download.fetchRanges(planned.ranges, into: copy, received: received,
-                                                   progress: report(.downloading, folder.identifier))
+                                                   progress: downloading(folder.identifier, counted: received))
         } catch is DeltaDownload.RangesIgnored {
             server.honoursRange = false
             return .fallBack(.serverIgnoresRange)
@@ -355,6 +356,8 @@ struct SyncExecutor {
             throw error
         }
         try DownloadNote.claim(entry, in: folder)
+        // After a delta that fell back, the whole package it is.
+        progress?.plannedDownload(folder.identifier, total: entry.size)
         let partPath = folder.path(DownloadNote.partName(entry))
         let shown = update.url.absoluteString, name = update.url.lastPathComponent
         let outcome: WholeDownload
@@ -414,7 +417,7 @@ struct SyncExecutor {
         let entry = update.entry, id = folder.identifier
         let download = ResumableDownload(url: update.url, partPath: part.path, expectedSize: entry.size, expectedSHA256: entry.sha256,
                                          retryPolicy: options.retryPolicy, transferPolicy: options.transferPolicy)
-        let transport = client.transport, downloading = report(.downloading, id)
+        let transport = client.transport, downloading = downloading(id)
         guard entry.tocSHA256 != nil else {
             let downloaded = try await download.run(into: part, using: transport, progress: downloading)
             try part.finish()
@@ -519,10 +522,12 @@ struct SyncExecutor {
         result.diagnostics += report.diagnostics
     }
 
-    /// A progress callback for `phase` of product `id`.
-    private func report(_ phase: SyncProgress.Phase, _ id: String) -> (@Sendable (Int64, Int64) -> Void)? {
+    /// A download's progress callback for product `id`: the bytes it reports (a whole download's,
+    /// resumed ones included), or with `counted`, every byte of the product's delta received so far.
+    private func downloading(_ id: String, counted: ByteCounter? = nil) -> (@Sendable (Int64, Int64) -> Void)? {
         guard let progress else { return nil }
-        return { done, total in progress(SyncProgress(productIdentifier: id, phase: phase, done: done, total: total)) }
+        if let counted { return { _, _ in progress.downloaded(id, counted.value) } }
+        return { done, _ in progress.downloaded(id, done) }
     }
 }
 

@@ -1,3 +1,4 @@
+import Foundation
 import PkgKitDiagnostics
 import PkgKitCatalog
 import PkgKitTransport
@@ -51,6 +52,8 @@ public struct ProductSyncResult: Sendable, Encodable, Equatable {
     @Nullable public var resumedFrom: Int64? = nil
     /// Where the current version is installed (`DIR/<id>/<version>`), when installed or unchanged.
     @Nullable public var installedPath: String? = nil
+    /// The current version's folder (`installedPath` as a file URL).
+    public var installedURL: URL? { installedPath.map { URL(fileURLWithPath: $0, isDirectory: true) } }
     /// Version folders removed by `--keep`.
     public var removedVersions: [String]
     /// False for a product installed from elsewhere that this catalog does not list (an update
@@ -180,38 +183,5 @@ public struct SyncReport: Sendable, Encodable, Equatable, OutcomeReporting {
         if statuses.contains(.refused) || catalogErrors.contains(where: { $0.code.disposition == .refused }) { return .refused }
         if statuses.contains(.failed) || !catalogErrors.isEmpty { return .failed }
         return statuses.contains(.update) ? .updatesAvailable : .success
-    }
-}
-
-/// How far a sync has got, reported as it goes.
-public struct SyncProgress: Sendable, Equatable {
-    /// What is happening.
-    public enum Phase: String, Sendable {
-        /// Fetching the catalog (and its signature).
-        case catalog
-        /// Downloading a package, or the parts of it that changed.
-        case downloading
-        /// Reading the downloaded package, verifying it and writing the version folder.
-        case installing
-    }
-
-    /// The product concerned (nil while fetching the catalog).
-    public var productIdentifier: String?
-    /// What is happening.
-    public var phase: Phase
-    /// Bytes done.
-    public var done: Int64
-    /// Bytes in all (0 when not known yet).
-    public var total: Int64
-    /// Files written into the new version so far (0 while downloading).
-    public var filesInstalled: Int
-
-    /// A report of `done` of `total` bytes in `phase`.
-    public init(productIdentifier: String?, phase: Phase, done: Int64, total: Int64, filesInstalled: Int = 0) {
-        self.productIdentifier = productIdentifier
-        self.phase = phase
-        self.done = done
-        self.total = total
-        self.filesInstalled = filesInstalled
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 internal import SwiftASN1
+import PkgKitSupport
 import PkgKitDiagnostics
 
 /// Which certificate authorities an HTTPS server's certificate may lead to: the system's trust
@@ -38,6 +39,12 @@ public struct ServerTrust: Sendable, Hashable {
             found += try Self.certificates(inPEM: String(decoding: data, as: UTF8.self), source: path)
         }
         self.init(checkedDER: found)
+    }
+
+    /// The system's store plus every certificate of each PEM file in `pemFiles` (file URLs: a
+    /// CA certificate in the app's bundle, say).
+    public init(pemFiles: [URL]) throws(ServerTrustError) {
+        try self.init(pemFiles: pemFiles.map(FileURLs.path(of:)))
     }
 
     /// The certificates of `other` added to these.

@@ -1,0 +1,1 @@
+../../Examples/pkgkit-example/ContentLibrary.swift
