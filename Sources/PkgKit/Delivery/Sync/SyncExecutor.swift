@@ -309,7 +309,7 @@ struct SyncExecutor {
                     guard merged.count <= DeltaPlan.maxRanges else { return .fallBack(nil) }
                     do {
                         try await planned.download.fetchRanges(merged, into: copy, received: received,
-                                                               progress: report(.downloading, folder.identifier))
+                                                               progress: downloading(folder.identifier, counted: received))
                     } catch is DeltaDownload.RangesIgnored {
                         server.honoursRange = false
                         return .fallBack(.serverIgnoresRange)
