@@ -19,7 +19,9 @@ import TestSupport
     /// Each folder marked, with what it held when it was marked.
     final class Marks: Sendable {
         private let marked = LockedValue<[(path: String, tree: [String: TreeEntry])]>([])
+        /// Every mark so far, in order.
         var all: [(path: String, tree: [String: TreeEntry])] { marked.current }
+        /// A backup exclusion that records what it marks.
         var exclusion: BackupExclusion {
             BackupExclusion { path in self.marked.withLock { $0.append((path, snapshot(path))) } }
         }

@@ -68,6 +68,7 @@ struct AdoptedFolder {
         return total
     }
 
+    /// Copies the folders and regular files below the open folder `source` into the open folder `target`.
     private static func copyTree(_ source: Int32, path: String, into target: Int32, targetPath: String, cancellation: Cancellation?) throws {
         for name in try listNames(source, path: path) {
             try cancellation?.check()
@@ -92,6 +93,7 @@ struct AdoptedFolder {
         }
     }
 
+    /// Copies the regular file `name` of the open folder `source` into the open folder `target`, 0644.
     private static func copyFile(_ source: Int32, _ name: String, path: String, into target: Int32, targetPath: String) throws {
         let input = openat(source, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         guard input >= 0 else { throw ReadError.io(path: path, errnoText()) }
@@ -101,13 +103,6 @@ struct AdoptedFolder {
         defer { close(output) }
         // Installed files are 0644, and only such a file is linked into the new version, not copied again.
         fchmod(output, 0o644)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
-        while true {
-            let count = readRetrying(input, buffer)
-            guard count >= 0 else { throw ReadError.io(path: path, errnoText()) }
-            if count == 0 { break }
-            try writeAll(output, UnsafeRawBufferPointer(rebasing: buffer[0..<count]), path: targetPath)
-        }
+        guard try copyContents(input, to: output, target: targetPath) else { throw ReadError.io(path: path, errnoText()) }
     }
 }

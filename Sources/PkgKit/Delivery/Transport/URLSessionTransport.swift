@@ -80,6 +80,7 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// The certificates trusted besides the system's.
     private let trust: ServerTrust
 
+    /// A router that judges servers' certificates under `trust`.
     init(trust: ServerTrust) {
         self.trust = trust
         super.init()
@@ -102,6 +103,7 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, Sendable {
         transfer(dataTask)?.received(data)
     }
 
+    /// A server-trust challenge answered under `trust` (`ServerTrustChallenge`); others as the system answers them.
     func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
                     completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
         let answer = ServerTrustChallenge.answer(challenge, trust: trust)
