@@ -26,7 +26,7 @@ enum ServerTrustChallenge {
         if SecTrustEvaluateWithError(serverTrust, &error) {
             return (.useCredential, URLCredential(trust: serverTrust), nil)
         }
-        let code = error.map(CFErrorGetCode) ?? 0
+        let code = error.map { CFErrorGetCode($0) } ?? 0
         return (.cancelAuthenticationChallenge, nil, code == CFIndex(errSecNotTrusted) ? .unknownIssuer : .unverified)
     }
 }
