@@ -48,6 +48,25 @@ import TestSupport
         #expect(error.disposition == .failed)
     }
 
+    /// URLSession's server-trust challenge (Apple platforms): the system judges alone when
+    /// nothing is added; otherwise every added certificate, as openssl encodes it in DER, is an
+    /// anchor beside the system's, in the order given.
+    @Test func addedCertificatesBecomeTheChallengesAnchors() throws {
+        #expect(ServerTrust.system.answer == .systemDefault)
+        func der(_ pem: String) throws -> Data {
+            let out = scratch.path(URL(fileURLWithPath: pem).lastPathComponent + ".der")
+            try CommandRunner.run("/usr/bin/openssl", ["x509", "-in", pem, "-outform", "DER", "-out", out], deadline: .seconds(30))
+            return try Data(contentsOf: URL(fileURLWithPath: out))
+        }
+        let bundle = try String(contentsOfFile: certificates.authority, encoding: .utf8)
+            + String(contentsOfFile: certificates.otherAuthority, encoding: .utf8)
+        let trust = try ServerTrust(pem: bundle, source: "bundle.pem")
+        let anchors = [try der(certificates.authority), try der(certificates.otherAuthority)]
+        #expect(anchors.allSatisfy { !$0.isEmpty })
+        #expect(trust.answer == .evaluate(anchors: anchors))
+        #expect(ServerTrust.system.adding(trust).answer == .evaluate(anchors: anchors))
+    }
+
     #if canImport(NIOSSL)
     @Test func theSystemStoreIsOpenSSLs() throws {
         let folder = try scratch.mkdir("certs")

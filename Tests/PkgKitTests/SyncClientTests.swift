@@ -17,11 +17,8 @@ import TestSupport
 
     init() throws {
         scratch = try Scratch()
-        var files: [String: Data] = ["big.bin": pseudoRandomData(400_000, seed: 1), "changing.bin": pseudoRandomData(100_000, seed: 2)]
-        for index in 0 ..< 10 { files["pages/p\(index).txt"] = Data("page \(index)\n".utf8) }
-        v10 = try scratch.package("v10", id: Self.id, version: "1.0", files: files)
-        files["changing.bin"] = pseudoRandomData(100_000, seed: 3)
-        v11 = try scratch.package("v11", id: Self.id, version: "1.1", files: files)
+        let versions = try VersionPair(in: scratch, id: Self.id)
+        (v10, v11) = (versions.v10, versions.v11)
         transport = ScriptedTransport(serving: scratch.path("pub"), base: Self.base, faults: faults)
     }
 

@@ -238,6 +238,8 @@ import Glibc
             }
         }
         #expect(!readme.contains(s.root), "README.txt names this machine's paths")
+        // What is left after ba-package, in the app, is in the docs: README.txt says where.
+        #expect(readme.contains("docs/background-assets.md") && readme.contains("BAHasManagedAssetPacks"), "\(readme)")
     }
 
     /// "`--json` gives {"packs": [{"productIdentifier", "contentVersion", "assetPackID",

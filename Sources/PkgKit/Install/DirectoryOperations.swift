@@ -11,6 +11,22 @@ package func writeAll(_ fd: Int32, _ bytes: UnsafeRawBufferPointer, path: String
     guard writeFully(fd, bytes) else { throw InstallError.io(path: path, errnoText()) }
 }
 
+/// Copies what the open file `input` holds, from where it stands, into `output` (shown as
+/// `target`), a MiB at a time, handing each piece to `each` on the way; false when a read failed
+/// (`errno` says why), and `InstallError.io` thrown when a write did.
+package func copyContents(_ input: Int32, to output: Int32, target: String, each: (UnsafeRawBufferPointer) -> Void = { _ in }) throws -> Bool {
+    let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+    defer { buffer.deallocate() }
+    while true {
+        let count = readRetrying(input, buffer)
+        guard count >= 0 else { return false }
+        if count == 0 { return true }
+        let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+        each(chunk)
+        try writeAll(output, chunk, path: target)
+    }
+}
+
 /// The entry names in a folder, `.` and `..` left out.
 package func listNames(_ dir: Int32, path: String) throws -> [String] {
     let fd = openat(dir, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC)

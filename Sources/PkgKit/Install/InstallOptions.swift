@@ -23,6 +23,13 @@ public struct InstallOptions: Sendable {
     public var filesStaged: (@Sendable (Int) -> Void)?
     /// Set to stop the install: the staging folder is removed and `OperationCancelled` thrown.
     public var cancellation: Cancellation?
+    /// Keeps each version installed out of the device's backups (the default): on Apple
+    /// platforms its folder is marked `isExcludedFromBackup`, as Apple's data storage guidelines
+    /// ask of content that can be downloaded again. False leaves new versions in backups.
+    /// Elsewhere it changes nothing.
+    public var excludeFromBackup = true
+    /// Who marks what is excluded from backups: the platform, or a test.
+    package var backupExclusion: BackupExclusion = .platform
     /// Called once the version is staged and judged, right before it goes into place; what it
     /// throws stops the install with the staging folder removed (a sync waits here for its
     /// download to end and its sha256 to match).

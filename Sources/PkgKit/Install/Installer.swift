@@ -209,6 +209,7 @@ public struct Installer: Sendable {
             if held == nil { product.removeIfCreatedAndEmpty() }
             throw error
         }
+        options.backupExclusion.mark(product.path(staging), when: options.excludeFromBackup)
         do {
             if let existing, existing == info.contentVersion {
                 try product.replace(existing, with: staging)

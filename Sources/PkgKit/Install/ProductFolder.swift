@@ -32,6 +32,9 @@ package final class ProductFolder: Sendable {
     static let recordTemporaryPrefix = ".\(ContentInfo.fileName).tmp-"
     /// A delta update's sparse copy of the package; never resumed, so always a leftover.
     package static let deltaPrefix = ".delta-"
+    /// A copy of content an app already had, being adopted as a version (`SyncClient.adopt`):
+    /// the files a delta reuses, taken from there; a leftover once that run has ended.
+    package static let adoptionPrefix = ".adopting-"
     /// A full download in progress: kept, and resumed by the next sync.
     package static func downloadName(_ version: String) -> String { ".download-\(version).part" }
     /// True for the name of a full download in progress (`downloadName`).
@@ -213,8 +216,9 @@ package final class ProductFolder: Sendable {
     /// replacement is put back, staging folders, delta copies, temporary records and stat caches
     /// without their folder go (a download in progress stays, to be resumed), and a version folder
     /// that equals the current one in number but not in name (left by a run killed between
-    /// making `1.0.0` current and removing the `1.0` it replaced) is removed.
-    package func removeLeftovers() throws {
+    /// making `1.0.0` current and removing the `1.0` it replaced) is removed. `keeping` names a
+    /// leftover the caller is about to use (the adopted copy an update reuses files from).
+    package func removeLeftovers(keeping kept: String? = nil) throws {
         if let current = recordVersion() {
             var info = stat()
             if fstatat(descriptor, current, &info, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT,
@@ -229,9 +233,9 @@ package final class ProductFolder: Sendable {
         }
         let versions = Set(try versionFolders())
         for name in try listNames(descriptor, path: path)
-        where name.hasPrefix(Self.stagingPrefix) || name.hasPrefix(Self.oldPrefix) || name.hasPrefix(Self.deltaPrefix)
-            || name.hasPrefix(Self.replacingPrefix) || name.hasPrefix(Self.recordTemporaryPrefix)
-            || BesideVersion.all.contains(where: { $0.isLeftover(name, versions: versions) }) {
+        where name != kept && (name.hasPrefix(Self.stagingPrefix) || name.hasPrefix(Self.oldPrefix) || name.hasPrefix(Self.deltaPrefix)
+            || name.hasPrefix(Self.adoptionPrefix) || name.hasPrefix(Self.replacingPrefix) || name.hasPrefix(Self.recordTemporaryPrefix)
+            || BesideVersion.all.contains(where: { $0.isLeftover(name, versions: versions) })) {
             try remove(name)
         }
     }

@@ -97,16 +97,9 @@ final class ReusedFileLinker {
         guard output >= 0 else { throw InstallError.io(path: target, errnoText()) }
         defer { close(output) }
         fchmod(output, 0o644)
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
-        defer { buffer.deallocate() }
         var sha1 = Insecure.SHA1()
-        while true {
-            let count = readRetrying(input, buffer)
-            guard count >= 0 else { throw InstallError.io(path: sourcePath, errnoText()) }
-            if count == 0 { break }
-            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<count])
-            sha1.update(bufferPointer: chunk)
-            try writeAll(output, chunk, path: target)
+        guard try copyContents(input, to: output, target: target, each: { sha1.update(bufferPointer: $0) }) else {
+            throw InstallError.io(path: sourcePath, errnoText())
         }
         guard SHA1Value(sha1.finalize()) == expected else { throw changed(sourcePath) }
     }

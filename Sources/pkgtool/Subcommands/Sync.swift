@@ -19,7 +19,9 @@ extension Pkgtool {
             requests, only the files that changed are fetched (--no-delta: whole packages). A transfer \
             that receives nothing for --timeout seconds fails and is retried; SIGINT and SIGTERM stop sync \
             within 2 seconds, the previous versions current and a download kept to resume. --check reports \
-            what a sync would do without writing anything or downloading a package. \
+            what a sync would do without writing anything or downloading a package. --adopt FOLDER \
+            --adopt-version V (with one --product) makes content already on a device version V of the \
+            product, each file verified against V's table of contents and only those that differ downloaded. \
             Exit 0 installed or unchanged, 1 refused, 2 could not be done, 3 updates available (--check).
             """)
 
@@ -49,6 +51,12 @@ extension Pkgtool {
         @Flag(help: "Report what a sync would do, writing nothing and downloading no package (exit 3 when updates are available).")
         var check = false
 
+        @Option(help: ArgumentHelp("Make this folder (a package's Contents/, or a folder holding Contents/ and ContentInfo.plist) the installed --adopt-version of the one --product, downloading only the files that differ. The folder is only read.", valueName: "FOLDER"))
+        var adopt: String?
+
+        @Option(name: .customLong("adopt-version"), help: ArgumentHelp("The version --adopt installs (one the catalog lists).", valueName: "VERSION"))
+        var adoptVersion: String?
+
         @OptionGroup var limit: LimitOptions
         @OptionGroup var outputOptions: OutputOptions
         @ParentCommand var root: Pkgtool
@@ -73,6 +81,11 @@ extension Pkgtool {
 
         func validate() throws {
             guard timeout > 0, timeout <= 86_400 else { throw ValidationError("--timeout must be a number of seconds above 0 and at most 86400") }
+            guard (adopt == nil) == (adoptVersion == nil) else { throw ValidationError("--adopt and --adopt-version go together") }
+            if adopt != nil {
+                guard Set(products).count == 1 else { throw ValidationError("--adopt needs exactly one --product: the product whose content the folder is") }
+                guard !check else { throw ValidationError("--adopt cannot be combined with --check") }
+            }
         }
 
         func usageProblem(in error: any Error) -> String? {
@@ -105,10 +118,14 @@ extension Pkgtool {
             if check { return advice.advising(try await client.check(options)) }
             let bar = ProgressBar(enabled: !output.json && !output.quiet)
             defer { bar.finish() }
-            return advice.advising(try await client.sync(options) { step in
+            let progress: @Sendable (SyncProgress) -> Void = { step in
                 // The whole run's bytes (downloads and installs), under the product at work.
                 if step.phase != .finished { bar.update(step.bytesDone, of: step.bytesTotal, label: step.productIdentifier) }
-            })
+            }
+            if let adopt, let adoptVersion, let product = products.first {
+                return advice.advising(try await client.adopt(adopt, as: adoptVersion, of: product, options: options, progress: progress))
+            }
+            return advice.advising(try await client.sync(options, progress: progress))
         }
 
         /// Every product asked for shares the failure.

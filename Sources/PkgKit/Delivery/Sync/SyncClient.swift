@@ -63,6 +63,13 @@ public struct SyncClient: Sendable {
         public var transferPolicy: TransferPolicy
         /// Set to stop: a download in progress is kept for the next run, a staging folder removed.
         public var cancellation: Cancellation?
+        /// Keeps each version installed, and each download in progress, out of the device's
+        /// backups (the default; Apple's data storage guidelines ask it of content that can be
+        /// downloaded again): on Apple platforms they are marked `isExcludedFromBackup` (not yet
+        /// run on a device). False leaves new versions in backups.
+        public var excludeFromBackup = true
+        /// Who marks what is excluded from backups: the platform, or a test.
+        package var backupExclusion: BackupExclusion = .platform
         /// The installs' `statCacheTime`.
         package var statCacheTime: (@Sendable () -> Int64)?
         /// Told, for each delta planned, how many installed files were read to bring the chunk
@@ -138,7 +145,7 @@ public struct SyncClient: Sendable {
 
     /// Runs `work` in a task of its own that `options.cancellation` and the caller's own
     /// cancellation both cancel; a cancellation comes out as `OperationCancelled`.
-    private func cancellable<T: Sendable>(_ options: Options, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
+    func cancellable<T: Sendable>(_ options: Options, _ work: @escaping @Sendable () async throws -> T) async throws -> T {
         let task = Task { try await work() }
         options.cancellation?.whenCancelled { task.cancel() }
         return try await withTaskCancellationHandler {
@@ -154,12 +161,12 @@ public struct SyncClient: Sendable {
 
     /// How a run starts: the products to look at and the catalog, or a report of why there is
     /// nothing to look at (the Documents folder or the catalog failed).
-    private enum Start {
+    enum Start {
         case ready(products: [String], catalog: FetchedCatalog)
         case stopped(SyncReport)
     }
 
-    private func start(_ options: Options, kept: KeptCatalog?, using transport: CountingTransport,
+    func start(_ options: Options, kept: KeptCatalog?, using transport: CountingTransport,
                        progress: RunProgress?) async throws -> Start {
         let selected: [String]
         do {
@@ -255,7 +262,7 @@ public struct SyncClient: Sendable {
 
     /// Keeps a catalog fetched with validators for the next run's conditional request. Keeping it
     /// only saves a download: a folder that cannot take it costs the next run a full fetch, no more.
-    private func keep(_ fetched: FetchedCatalog, replacing old: KeptCatalog?) {
+    func keep(_ fetched: FetchedCatalog, replacing old: KeptCatalog?) {
         guard let validators = fetched.validators else { return }
         let kept = KeptCatalog(bytes: fetched.bytes, validators: validators, signatureFile: fetched.signatureFile)
         guard kept != old else { return }

@@ -83,11 +83,16 @@ struct SyncExecutor {
         let opened = try existing ?? ProductFolder.open(documents: client.documents, identifier: id, create: true,
                                                        cancellation: options.cancellation)
         guard let folder = opened else { throw InstallError.io(path: client.documents + "/" + id, "cannot create the product folder") }
-        try folder.removeLeftovers()
+        // A delta from a copy of adopted content (`SyncClient.adopt`) needs that copy still.
+        var reusedFrom: String?
+        if case .delta(let from) = update.method { reusedFrom = from }
+        try folder.removeLeftovers(keeping: reusedFrom)
         var installOptions = InstallOptions(expectedProductIdentifier: id, expectedContentVersion: update.entry.contentVersion.description,
                                             limits: options.limits, keep: options.keep, cancellation: options.cancellation)
         installOptions.expectationsFrom = .catalog
         installOptions.statCacheTime = options.statCacheTime
+        installOptions.excludeFromBackup = options.excludeFromBackup
+        installOptions.backupExclusion = options.backupExclusion
         // The room was asked before the download, for the download and the unpacked files together.
         installOptions.freeSpace = nil
         if let progress {
@@ -363,6 +368,7 @@ struct SyncExecutor {
         let outcome: WholeDownload
         do {
             let part = try PartFile(path: partPath, size: entry.size, sha256: entry.sha256, tocSHA256: entry.tocSHA256, url: shown)
+            options.backupExclusion.mark(partPath, when: options.excludeFromBackup)
             // Both the download and the install from it have ended when `streamed` returns.
             defer { part.closeFile() }
             outcome = try await streamed(update, into: part, folder: folder, options: installOptions)

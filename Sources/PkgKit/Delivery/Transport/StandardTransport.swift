@@ -21,13 +21,14 @@ public struct StandardTransport: HTTPTransport {
 
     /// The platform's HTTP transport, trusting the system's certificate authorities and
     /// `trust`'s (a staging server's private CA, an app's own), beside the local file transport.
-    /// On Apple platforms URLSession applies the system's trust settings alone for now: an
-    /// added certificate makes no server trusted there, it never makes one less checked.
+    /// On Apple platforms `trust`'s certificates are anchors beside the system's in URLSession's
+    /// server-trust evaluation (not yet run on a device); an added certificate never makes a
+    /// server less checked.
     public init(trust: ServerTrust) {
         #if canImport(AsyncHTTPClient)
         http = AsyncHTTPClientTransport(trust: trust)
         #else
-        http = URLSessionTransport()
+        http = URLSessionTransport(trust: trust)
         #endif
         files = LocalFileTransport()
     }

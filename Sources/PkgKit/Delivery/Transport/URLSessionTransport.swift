@@ -11,8 +11,10 @@ import Foundation
 /// cached, and `Accept-Encoding: identity` asks for the bytes as stored, unless the request accepts
 /// gzip (a catalog). URLSession then decodes the body itself, before this transport sees it: the
 /// head reports no `contentEncoding` and no `Content-Length` (which counted the encoded bytes), the
-/// body bound applies to decoded bytes, and bytes counted are decoded bytes. Not run here: this
-/// file builds on Apple platforms only.
+/// body bound applies to decoded bytes, and bytes counted are decoded bytes. A `ServerTrust`'s
+/// certificates are anchors beside the system's when a server's certificate is judged
+/// (`ServerTrustChallenge`). Not run here: this file builds on Apple platforms only, and has not
+/// yet been run on a device.
 ///
 /// The session's delegate puts each chunk that arrives into a small buffer that the body's
 /// reader drains. When the buffer passes `bufferLimit`, the task is suspended until the reader
@@ -25,8 +27,9 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
     private let session: URLSession
     private let router: TaskRouter
 
-    /// A transport with its own session, sending `userAgent`.
-    public init(userAgent: String = "PkgKit/\(PkgKitVersion.current)") {
+    /// A transport with its own session, sending `userAgent`, trusting the servers whose
+    /// certificates lead to the system's authorities or to `trust`'s.
+    public init(trust: ServerTrust = .system, userAgent: String = "PkgKit/\(PkgKitVersion.current)") {
         let configuration = URLSessionConfiguration.ephemeral
         configuration.urlCache = nil
         configuration.requestCachePolicy = .reloadIgnoringLocalCacheData
@@ -37,7 +40,7 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
         let queue = OperationQueue()
         queue.maxConcurrentOperationCount = 1
         queue.name = "PkgKit.URLSessionTransport"
-        router = TaskRouter()
+        router = TaskRouter(trust: trust)
         session = URLSession(configuration: configuration, delegate: router, delegateQueue: queue)
     }
 
@@ -74,6 +77,14 @@ public final class URLSessionTransport: HTTPTransport, Sendable {
 private final class TaskRouter: NSObject, URLSessionDataDelegate, Sendable {
     /// The transfers under way, by their task's identifier.
     private let transfers = LockedValue<[Int: SessionTransfer]>([:])
+    /// The certificates trusted besides the system's.
+    private let trust: ServerTrust
+
+    /// A router that judges servers' certificates under `trust`.
+    init(trust: ServerTrust) {
+        self.trust = trust
+        super.init()
+    }
 
     func register(_ identifier: Int, _ transfer: SessionTransfer) {
         transfers.withLock { $0[identifier] = transfer }
@@ -90,6 +101,15 @@ private final class TaskRouter: NSObject, URLSessionDataDelegate, Sendable {
 
     func urlSession(_ session: URLSession, dataTask: URLSessionDataTask, didReceive data: Data) {
         transfer(dataTask)?.received(data)
+    }
+
+    /// A server-trust challenge answered under `trust` (`ServerTrustChallenge`); others as the system answers them.
+    func urlSession(_ session: URLSession, task: URLSessionTask, didReceive challenge: URLAuthenticationChallenge,
+                    completionHandler: @escaping (URLSession.AuthChallengeDisposition, URLCredential?) -> Void) {
+        let answer = ServerTrustChallenge.answer(challenge, trust: trust)
+        // The refusal is the transfer's failure, before the cancelled task says "cancelled".
+        if let refused = answer.refused { transfer(task)?.untrusted(refused, host: challenge.protectionSpace.host) }
+        completionHandler(answer.disposition, answer.credential)
     }
 
     func urlSession(_ session: URLSession, task: URLSessionTask, didCompleteWithError error: Error?) {
@@ -219,6 +239,11 @@ private final class SessionTransfer: @unchecked Sendable {
         DispatchQueue.global().async { task?.cancel() }
     }
 
+    /// The server's certificate was not trusted: the transfer fails with why.
+    func untrusted(_ failure: TLSFailure, host: String) {
+        fail(TransportError.tls(url: url, host: host, failure))
+    }
+
     private func fail(_ error: Error) {
         finish(error)
     }
@@ -262,6 +287,10 @@ private final class SessionTransfer: @unchecked Sendable {
         case .cannotConnectToHost, .notConnectedToInternet, .cannotFindHost, .dnsLookupFailed:
             return TransportError.cannotConnect(url: url, detail)
         case .unsupportedURL, .badURL: return TransportError.unsupportedURL(url)
+        case .serverCertificateUntrusted, .serverCertificateHasUnknownRoot:
+            return TransportError.tls(url: url, host: URL(string: url)?.host ?? url, .unknownIssuer)
+        case .serverCertificateHasBadDate, .serverCertificateNotYetValid:
+            return TransportError.tls(url: url, host: URL(string: url)?.host ?? url, .unverified)
         default:
             // Any failure once the head has arrived is a connection lost mid-body.
             return afterHead ? TransportError.connectionLost(url: url, detail) : TransportError.failed(url: url, detail)

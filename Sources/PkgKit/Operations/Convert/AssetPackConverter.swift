@@ -180,6 +180,11 @@ public struct AssetPackConverter: Sendable {
             Each command writes <pack ID>.aar: upload it to App Store Connect (Apple-hosted asset
             packs) or serve it from your own server.
 
+            Then, in the app (docs/background-assets.md in pkgtool's documentation shows each
+            step): the Info.plist keys (BAHasManagedAssetPacks, BAUsesAppleHosting, BAAppGroupID),
+            a downloader extension target sharing an app group with the app, gating each pack by
+            the purchase of its product, and what becomes of content already in Documents.
+
             Products and their asset packs:
 
             \(listing.table.joined(separator: "\n"))
