@@ -127,6 +127,29 @@ import TestSupport
         }
     }
 
+    /// A library caller that takes a response and drops its body unread: the transfer ends and
+    /// the connection is closed, so the server is not left blocked on a connection nobody reads
+    /// (the body's read-ahead filled, its socket held shut), and the transport goes on serving.
+    @Test(arguments: transports)
+    func aBodyDroppedUnreadEndsItsTransfer(name: String) async throws {
+        defer { server.stop() }
+        // 32 MiB more than the package, announced: more than the socket buffers and the
+        // read-ahead take in, so the server can only finish when the client closes.
+        server.plan("p.pkg", [.longBody(extra: 32 << 20, contentLength: .includingExtra)])
+        let transport = Self.transport(name)
+        let total = Int64(package.count + (32 << 20))
+        let status = try await transport.send(HTTPRequest(url: server.url("p.pkg"), maximumBodyBytes: total)).head.statusCode
+        #expect(status == 200)
+        // The response, and its body with it, is gone unread.
+        let idle = await offThePool { [server] in server.waitUntilIdle(timeout: 60) }
+        #expect(idle, "the server is still sending: the dropped body kept its connection open")
+        let sent = try #require(server.log.first?.bodyBytesSent)
+        #expect(sent < Int(total), "the server sent the whole body to a reader that was gone")
+        let whole = ReceivedBody()
+        _ = try await get(transport, into: whole)
+        #expect(whole.data == package, "the next request on the same transport is served")
+    }
+
     @Test(arguments: transports)
     func aSlowReaderHoldsTheServerBack(name: String) async throws {
         defer { server.stop() }

@@ -9,11 +9,15 @@ import PkgKitFormat
 
 /// The state machine of one response of `AsyncHTTPClientTransport`, driven event by event: every
 /// part that arrived reaches the reader before the request's failure does, a cancel drops what
-/// is buffered, and a full buffer holds the client back until the reader makes room.
+/// is buffered, and a full buffer closes the connection's valve until the reader makes room.
 @Suite struct ResponseBodyStateTests {
-    private let loop = EmbeddedEventLoop()
     private let head = HTTPResponseHead(version: .http1_1, status: .ok)
     private struct Cut: Error {}
+
+    /// A valve on a loop of its own, made on the calling thread (the loop's).
+    private static func valve() -> NIOLoopBound<ReadGate> {
+        NIOLoopBound(ReadGate(), eventLoop: EmbeddedEventLoop())
+    }
 
     private func part(_ text: String) -> ByteBuffer { ByteBuffer(string: text) }
 
@@ -23,7 +27,7 @@ import PkgKitFormat
             return .success(try await withCheckedThrowingContinuation { (waiter: ResponseBodyState.PartWaiter) in
                 switch state.withLock({ $0.take(waiter) }) {
                 case .wait: waiter.resume(throwing: Waited())
-                case .answer(let answer, _, _): waiter.resume(with: answer)
+                case .answer(let answer, _): waiter.resume(with: answer)
                 }
             }.map { String(buffer: $0) })
         } catch is Waited {
@@ -35,10 +39,11 @@ import PkgKitFormat
     private struct Waited: Error {}
 
     @Test func everyPartThatArrivedIsReadBeforeTheFailure() async throws {
+        let gate = Self.valve()
         let state = LockedValue(ResponseBodyState(url: "http://example.com/a", limit: 1 << 20))
-        _ = state.withLock { $0.received(head, gate: nil) }
+        _ = state.withLock { $0.received(head, gate: gate) }
         for text in ["one", "two"] {
-            guard case .buffered = state.withLock({ $0.arrived(part(text), on: loop) }) else {
+            guard case .buffered = state.withLock({ $0.arrived(part(text)) }) else {
                 Issue.record("a part under the limit was not simply buffered")
                 return
             }
@@ -54,11 +59,13 @@ import PkgKitFormat
     }
 
     @Test func aCancelDropsWhatIsBufferedAndLaterParts() async {
+        let gate = Self.valve()
         let state = LockedValue(ResponseBodyState(url: "http://example.com/a", limit: 1 << 20))
-        _ = state.withLock { $0.received(head, gate: nil) }
-        _ = state.withLock { $0.arrived(part("kept?"), on: loop) }
-        _ = state.withLock { $0.cancel() }
-        guard case .buffered = state.withLock({ $0.arrived(part("late"), on: loop) }) else {
+        _ = state.withLock { $0.received(head, gate: gate) }
+        _ = state.withLock { $0.arrived(part("kept?")) }
+        let waiters = state.withLock { $0.cancel() }
+        #expect(waiters?.gate?.eventLoop === gate.eventLoop, "a body cancelled mid-stream lets its connection's valve go")
+        guard case .buffered = state.withLock({ $0.arrived(part("late")) }) else {
             Issue.record("a part after the cancel was handed on")
             return
         }
@@ -69,25 +76,34 @@ import PkgKitFormat
         #expect(error is CancellationError)
     }
 
-    @Test func aFullBufferHoldsTheClientUntilTheReaderMakesRoom() async throws {
+    @Test func aFullBufferClosesTheValveUntilTheReaderMakesRoom() async throws {
+        let gate = Self.valve()
         let state = LockedValue(ResponseBodyState(url: "http://example.com/a", limit: 8))
-        _ = state.withLock { $0.received(head, gate: nil) }
-        _ = state.withLock { $0.arrived(part("1234"), on: loop) }
-        guard case .full(let room) = state.withLock({ $0.arrived(part("5678"), on: loop) }) else {
-            Issue.record("a full buffer did not hold the client back")
+        _ = state.withLock { $0.received(head, gate: gate) }
+        _ = state.withLock { $0.arrived(part("1234")) }
+        #expect(state.withLock { $0.wantsMore })
+        guard case .buffered = state.withLock({ $0.arrived(part("5678")) }) else {
+            Issue.record("a part with no reader waiting was not buffered")
             return
         }
-        #expect(!state.withLock { $0.wantsMore })
-        let freed = LockedValue<EventLoopPromise<Void>?>(nil)
+        #expect(!state.withLock { $0.wantsMore }, "a full buffer must close the valve")
+        let reopened = LockedValue<NIOLoopBound<ReadGate>?>(nil)
         let first = try await withCheckedThrowingContinuation { (waiter: ResponseBodyState.PartWaiter) in
-            guard case .answer(let answer, let promise, _) = state.withLock({ $0.take(waiter) }) else { return }
-            freed.withLock { $0 = promise }
+            guard case .answer(let answer, let open) = state.withLock({ $0.take(waiter) }) else { return }
+            reopened.withLock { $0 = open }
             waiter.resume(with: answer)
         }
         #expect(first.map { String(buffer: $0) } == "1234")
-        #expect(freed.current?.futureResult === room.futureResult)
+        #expect(reopened.current?.eventLoop === gate.eventLoop, "the reader that made room must poke the valve")
         #expect(state.withLock { $0.wantsMore })
-        room.succeed(())
+    }
+
+    @Test func aCancelAfterTheEndLeavesTheConnectionToTheClient() {
+        let gate = Self.valve()
+        let state = LockedValue(ResponseBodyState(url: "http://example.com/a", limit: 1 << 20))
+        _ = state.withLock { $0.received(head, gate: gate) }
+        _ = state.withLock { $0.finished(.success(())) }
+        #expect(state.withLock { $0.cancel() } == nil, "a body that ended has no transfer left to cancel")
     }
 
     @Test func aHeadWaiterHearsWhyThereIsNoHead() async {

@@ -216,7 +216,8 @@ private final class ScriptedBody: @unchecked Sendable {
             defer { stall = nil }
             return stall
         }
-        transport.update(exchange) { $0.cancelled = true }
+        // A body read to its end is also cancelled when it is dropped: that drops nothing.
+        transport.update(exchange) { if !$0.completed { $0.cancelled = true } }
         waiting?.resume(throwing: CancellationError())
     }
 }

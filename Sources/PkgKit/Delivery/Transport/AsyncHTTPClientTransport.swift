@@ -20,8 +20,10 @@ import NIOSSL
 /// close, before it sees the failure, so a resumed download asks for the first byte it does not
 /// have (`ResponseBody` and `ReadGate` say why this needs the client's delegate API and a
 /// handler of our own). Requests speak HTTP/1.1, whose connection is the body's one stream.
-/// Cancelling the reading task (or `HTTPBody.cancel()`) fails the request and closes its
-/// connection at once. Chosen over FoundationNetworking by measurement (`bench/TRANSPORT.md`).
+/// Cancelling the reading task (or `HTTPBody.cancel()`, or dropping the body unread) fails the
+/// request and closes its connection at once. What this leans on in the client beyond its
+/// documented behaviour is `AsyncHTTPClientAssumptions`, each point checked. Chosen over
+/// FoundationNetworking by measurement (`bench/TRANSPORT.md`).
 ///
 /// Responses are never decompressed or cached: `Accept-Encoding: identity` unless the request
 /// accepts gzip (a catalog), whose body then arrives as sent, for the caller to decode within its
@@ -57,7 +59,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
 
     /// One client for the process, never shut down: like `HTTPClient.shared`, but reading
     /// bodies as stored and leaving time-outs to the caller.
-    private static let client: HTTPClient = {
+    static let client: HTTPClient = {
         var configuration = HTTPClient.Configuration(
             redirectConfiguration: .follow(max: 10, allowCycles: false),
             timeout: .init(connect: .seconds(30), read: nil),
@@ -67,19 +69,15 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         // with its backoff, not a pool that keeps trying until the connect timeout.
         configuration.connectionPool.retryConnectionEstablishment = false
         configuration.tlsConfiguration = try? SystemTrustStore.current().configuration(adding: .system)
-        // One connection per body, held back by its `ReadGate`: HTTP/2 would share a connection
-        // between bodies, and the gate could not hold one back without the others.
-        configuration.httpVersion = .http1Only
-        configuration.http1_1ConnectionDebugInitializer = { channel in
-            channel.eventLoop.makeCompletedFuture { try channel.pipeline.syncOperations.addHandler(ReadGate(), position: .first) }
-        }
+        AsyncHTTPClientAssumptions.installReadGates(&configuration)
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }()
 
     /// The event loop every request, and the connection it runs on, uses: the body's delegate
     /// is then called within the connection's delivery of the bytes (which is how it finds the
-    /// connection's `ReadGate`), and takes every part in the turn of the loop that delivers it.
-    private static let loop: any EventLoop = client.eventLoopGroup.next()
+    /// connection's `ReadGate`: `AsyncHTTPClientAssumptions`), and takes every part in the turn
+    /// of the loop that delivers it.
+    static let loop: any EventLoop = client.eventLoopGroup.next()
 
     /// The most body bytes read ahead of the reader, per response (a little more when a read
     /// was under way as it filled, and what the system held when a connection closes). Bytes
@@ -102,7 +100,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
         let head: NIOHTTP1.HTTPResponseHead
         do {
             let outgoing = try HTTPClient.Request(url: url, method: .GET, headers: headers, tlsConfiguration: tls)
-            body.start(Self.client.execute(request: outgoing, delegate: body, eventLoop: .delegateAndChannel(on: Self.loop)))
+            body.start(Self.client.execute(request: outgoing, delegate: body, eventLoop: AsyncHTTPClientAssumptions.placement(on: Self.loop)))
             head = try await body.head()
         } catch {
             throw await Self.diagnosed(Self.map(error, url: url), request.url)
@@ -130,7 +128,7 @@ public struct AsyncHTTPClientTransport: HTTPTransport {
     /// AsyncHTTPClient's, NIO's and the TLS library's errors as `TransportError`s (or
     /// `CancellationError`), in words: never a library's own text, an error number or a path.
     package static func map(_ error: any Error, url: String) -> any Error {
-        if error is CancellationError { return error }
+        if error is CancellationError || error is TransportError { return error }
         let host = URL(string: url)?.host ?? url
         if let failure = TLSDiagnosis.failure(of: error) {
             return TransportError.tls(url: url, host: host, failure)

@@ -14,7 +14,8 @@ public protocol HTTPTransport: Sendable {
     /// body is then read from the response at the reader's pace: a transport reads from the
     /// network only as fast as the body is consumed, so a slow reader holds the server back
     /// instead of filling memory. Cancelling the task that waits on `send` or on the body ends
-    /// the transfer and drops the connection; so does `HTTPBody.cancel()`.
+    /// the transfer and drops the connection; so does `HTTPBody.cancel()`, and so does dropping
+    /// the body before its end.
     func send(_ request: HTTPRequest) async throws -> HTTPResponse
 }
 
@@ -165,7 +166,8 @@ public struct HTTPResponse: Sendable {
 
 /// A response body, pulled chunk by chunk. Each `next` asks the transport for the next chunk
 /// (nil at the end); the transport reads no further ahead than a small buffer. Read by one task
-/// at a time.
+/// at a time. A body dropped before its end (its last copy and iterator gone) is cancelled: a
+/// transfer nobody reads does not hold its connection, nor the server, any longer.
 public struct HTTPBody: AsyncSequence, Sendable {
     /// A chunk of body bytes.
     public typealias Element = Data
@@ -173,7 +175,9 @@ public struct HTTPBody: AsyncSequence, Sendable {
     private let source: Source
 
     /// A body whose chunks come from `next` (nil at the end) and whose transfer `cancel` ends,
-    /// dropping the connection. `cancel` may be called from any thread, more than once.
+    /// dropping the connection. `cancel` may be called from any thread, more than once, and
+    /// after the end (where it must leave the connection alone); it is called when the body is
+    /// dropped.
     public init(next: @escaping @Sendable () async throws -> Data?, cancel: @escaping @Sendable () -> Void) {
         source = Source(next: next, cancel: cancel)
     }
@@ -204,6 +208,8 @@ public struct HTTPBody: AsyncSequence, Sendable {
             self.next = next
             self.cancel = cancel
         }
+
+        deinit { cancel() }
     }
 }
 

@@ -18,7 +18,8 @@ import NIOPosix
 /// The gate sits first in the connection's pipeline (below TLS), so every `read` the client's
 /// handlers ask for passes it. A body attaches itself when its response head arrives
 /// (`current` is the gate delivering that head) and detaches when it ends; the connection,
-/// idle or carrying a response nobody attached to, reads as it would without the gate.
+/// idle or between responses, reads as it would without the gate. How the client is made to
+/// install it and to deliver heads where `current` finds it is `AsyncHTTPClientAssumptions`.
 /// Touched only on the connection's event loop.
 final class ReadGate: ChannelDuplexHandler, RemovableChannelHandler {
     /// A gate that lets every read through until a body attaches.
@@ -29,9 +30,9 @@ final class ReadGate: ChannelDuplexHandler, RemovableChannelHandler {
     typealias OutboundIn = ByteBuffer
     typealias OutboundOut = ByteBuffer
 
-    /// The gate whose connection is delivering bytes on this thread right now, if any: the
-    /// client calls a response's delegate within that delivery, which is how a body finds the
-    /// connection it arrives on (the client offers no other way).
+    /// The gate whose connection is delivering bytes on this thread right now, if any: how a
+    /// body called within that delivery finds the connection it arrives on (the client offers no
+    /// other way).
     package static var current: ReadGate? { delivering.currentValue }
     // nonisolated(unsafe): a thread-specific variable; each thread sees only the gate it set.
     nonisolated(unsafe) private static let delivering = ThreadSpecificVariable<ReadGate>()
@@ -41,6 +42,9 @@ final class ReadGate: ChannelDuplexHandler, RemovableChannelHandler {
     private var owner: (id: ObjectIdentifier, wantsMore: @Sendable () -> Bool)?
     /// A `read` held back because the body had no room.
     private var readHeld = false
+
+    /// The loop of the connection the gate is in, while it is in one.
+    var eventLoop: (any EventLoop)? { context?.eventLoop }
 
     func handlerAdded(context: ChannelHandlerContext) { self.context = context }
 

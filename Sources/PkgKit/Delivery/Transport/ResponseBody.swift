@@ -20,8 +20,10 @@ import NIOHTTP1
 /// always asks for the next at once (its future is already complete), so nothing ever waits in
 /// the client; the connection's `ReadGate` holds the socket back while `limit` bytes wait. When
 /// the request fails, the reader still takes every buffered part before the failure is thrown.
-/// (A connection without a gate, which the client as configured never makes, is held back by
-/// the delegate's future instead, as the client intends.)
+/// A head that arrives without its connection's gate fails the request
+/// (`AsyncHTTPClientAssumptions`): there is no second, silent way of holding the server back.
+/// A body dropped unread ends its request (`HTTPBody` cancels when its last copy goes), so its
+/// connection never stays held shut for a reader that is gone.
 final class ResponseBody: HTTPClientResponseDelegate, Sendable {
     typealias Response = Void
 
@@ -70,8 +72,7 @@ final class ResponseBody: HTTPClientResponseDelegate, Sendable {
     private func nextPart() async throws -> ByteBuffer? {
         try await withTaskCancellationHandler {
             try await withCheckedThrowingContinuation { (waiter: ResponseBodyState.PartWaiter) in
-                guard case .answer(let answer, let room, let open) = state.withLock({ $0.take(waiter) }) else { return }
-                room?.succeed(())
+                guard case .answer(let answer, let open) = state.withLock({ $0.take(waiter) }) else { return }
                 if let open { Self.poke(open, for: self) }
                 waiter.resume(with: answer)
             }
@@ -101,14 +102,15 @@ final class ResponseBody: HTTPClientResponseDelegate, Sendable {
         }
     }
 
-    /// Ends the request at once, dropping its connection; the reader's next call throws
+    /// Ends the request at once, dropping its connection, unless it ended already (its
+    /// connection then stays the client's to reuse); the reader's next call throws
     /// `CancellationError`. Any thread, any number of times.
     func cancel() {
         let (waiters, task) = state.withLock { ($0.cancel(), $0.task) }
+        guard let waiters else { return }
         if let gate = waiters.gate { Self.detach(gate, from: self) }
         waiters.head?.resume(throwing: CancellationError())
         waiters.reader?.resume(throwing: CancellationError())
-        waiters.room?.fail(CancellationError())
         task?.cancel()
     }
 
@@ -123,29 +125,29 @@ final class ResponseBody: HTTPClientResponseDelegate, Sendable {
         }
         waiters.head?.resume(throwing: failure)
         waiters.reader?.resume(with: result.map { Optional<ByteBuffer>.none })
-        // The client stopped with the buffer full: nothing waits on this any more.
-        waiters.room?.succeed(())
     }
 
     func didReceiveHead(task: HTTPClient.Task<Void>, _ head: NIOHTTP1.HTTPResponseHead) -> EventLoopFuture<Void> {
-        let connection = ReadGate.current
-        let gate = connection.map { NIOLoopBound($0, eventLoop: task.eventLoop) }
+        let gate: NIOLoopBound<ReadGate>
+        do {
+            gate = try AsyncHTTPClientAssumptions.gate(deliveringHeadOf: task, url: url)
+        } catch {
+            let waiters = state.withLock { $0.finished(.failure(error)) }
+            waiters.head?.resume(throwing: error)
+            task.fail(reason: error)
+            return task.eventLoop.makeFailedFuture(error)
+        }
         let (waiter, attach) = state.withLock { $0.received(head, gate: gate) }
-        if attach, let connection {
-            connection.attach(ObjectIdentifier(self)) { [weak self] in self?.state.withLock { $0.wantsMore } ?? true }
+        if attach {
+            gate.value.attach(ObjectIdentifier(self)) { [weak self] in self?.state.withLock { $0.wantsMore } ?? true }
         }
         waiter?.resume(returning: head)
         return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didReceiveBodyPart(task: HTTPClient.Task<Void>, _ part: ByteBuffer) -> EventLoopFuture<Void> {
-        switch state.withLock({ $0.arrived(part, on: task.eventLoop) }) {
-        case .buffered: return task.eventLoop.makeSucceededVoidFuture()
-        case .handOver(let reader):
-            reader.resume(returning: part)
-            return task.eventLoop.makeSucceededVoidFuture()
-        case .full(let room): return room.futureResult
-        }
+        if case .handOver(let reader) = state.withLock({ $0.arrived(part) }) { reader.resume(returning: part) }
+        return task.eventLoop.makeSucceededVoidFuture()
     }
 
     func didFinishRequest(task: HTTPClient.Task<Void>) throws {}

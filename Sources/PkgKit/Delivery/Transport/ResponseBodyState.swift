@@ -9,7 +9,7 @@ import NIOHTTP1
 /// streaming its body, ended with parts still to hand over, or cancelled. Each event (a call of
 /// the reader's, or of the client's) moves it on and returns what to complete, which the body
 /// does after letting its lock go. No state holds a field another state has no use for, so a
-/// cancelled body cannot also hold a waiting reader, nor an ended one a pending promise.
+/// cancelled body cannot also hold a waiting reader, nor an ended one its connection's valve.
 struct ResponseBodyState {
     /// A response head.
     typealias Head = NIOHTTP1.HTTPResponseHead
@@ -30,12 +30,10 @@ struct ResponseBodyState {
     struct Streaming {
         /// Its head.
         var head: Head
-        /// The valve of the connection it arrives on, if the connection has one.
-        var gate: NIOLoopBound<ReadGate>?
+        /// The valve of the connection it arrives on.
+        var gate: NIOLoopBound<ReadGate>
         /// What arrived and waits for the reader.
         var buffer = Buffer()
-        /// The client, waiting for room in the buffer before it reads on (only without a gate).
-        var full: EventLoopPromise<Void>?
         /// The reader, waiting on an empty buffer.
         var reader: PartWaiter?
     }
@@ -101,9 +99,9 @@ struct ResponseBodyState {
     enum Take {
         /// The reader waits for the next event.
         case wait
-        /// The reader has its answer; `room` (the client waiting for room) and `open` (the
-        /// connection's valve, closed while the buffer was full) may go on.
-        case answer(Result<ByteBuffer?, any Error>, room: EventLoopPromise<Void>? = nil, open: NIOLoopBound<ReadGate>? = nil)
+        /// The reader has its answer; `open` (the connection's valve, closed while the buffer
+        /// was full) may let the connection read on.
+        case answer(Result<ByteBuffer?, any Error>, open: NIOLoopBound<ReadGate>? = nil)
     }
 
     /// The reader asks for the next part: the oldest buffered one, the end, or `waiter` waits.
@@ -120,9 +118,8 @@ struct ResponseBodyState {
             }
             let before = streaming.buffer.bytes
             streaming.buffer.bytes -= part.readableBytes
-            guard streaming.buffer.bytes < limit else { return .answer(.success(part)) }
-            defer { streaming.full = nil }
-            return .answer(.success(part), room: streaming.full, open: before >= limit ? streaming.gate : nil)
+            let reopens = before >= limit && streaming.buffer.bytes < limit
+            return .answer(.success(part), open: reopens ? streaming.gate : nil)
         case .ended(let head, var buffer, let outcome):
             guard let part = buffer.parts.popFirst() else { return .answer(outcome.map { nil }) }
             state = .modifying
@@ -142,19 +139,18 @@ struct ResponseBodyState {
         var head: HeadWaiter?
         /// The reader, waiting on an empty buffer.
         var reader: PartWaiter?
-        /// The client, waiting for room.
-        var room: EventLoopPromise<Void>?
         /// The connection's valve, to be let go.
         var gate: NIOLoopBound<ReadGate>?
     }
 
-    /// The reader gave up: drops what is buffered; every waiter is to be failed.
-    mutating func cancel() -> Waiters {
+    /// The reader gave up: drops what is buffered; every waiter is to be failed, and the
+    /// request ended unless it had (nil: it had, and its connection is the client's again).
+    mutating func cancel() -> Waiters? {
         defer { state = .cancelled }
         switch state {
         case .awaitingHead(let waiter): return Waiters(head: waiter)
-        case .streaming(let streaming): return Waiters(reader: streaming.reader, room: streaming.full, gate: streaming.gate)
-        case .ended, .cancelled: return Waiters()
+        case .streaming(let streaming): return Waiters(reader: streaming.reader, gate: streaming.gate)
+        case .ended, .cancelled: return nil
         case .modifying: preconditionFailure()
         }
     }
@@ -169,7 +165,7 @@ struct ResponseBodyState {
         case .streaming(let streaming):
             state = .ended(head: streaming.head, streaming.buffer, outcome: outcome)
             // A reader only waits on an empty buffer.
-            return Waiters(reader: streaming.reader, room: streaming.full, gate: streaming.gate)
+            return Waiters(reader: streaming.reader, gate: streaming.gate)
         case .ended, .cancelled:
             return Waiters()
         case .modifying:
@@ -177,13 +173,13 @@ struct ResponseBodyState {
         }
     }
 
-    /// The head arrived on a connection with valve `gate` (if any): the sender waiting for it is
-    /// to be told; true when the body is to attach itself to the gate.
-    mutating func received(_ head: Head, gate: NIOLoopBound<ReadGate>?) -> (waiter: HeadWaiter?, attach: Bool) {
+    /// The head arrived on a connection with valve `gate`: the sender waiting for it is to be
+    /// told; true when the body is to attach itself to the gate.
+    mutating func received(_ head: Head, gate: NIOLoopBound<ReadGate>) -> (waiter: HeadWaiter?, attach: Bool) {
         switch state {
         case .awaitingHead(let waiter):
             state = .streaming(Streaming(head: head, gate: gate))
-            return (waiter, gate != nil)
+            return (waiter, true)
         case .streaming, .ended, .cancelled:
             return (nil, false)
         case .modifying:
@@ -197,12 +193,11 @@ struct ResponseBodyState {
         case buffered
         /// The waiting reader takes the part at once.
         case handOver(PartWaiter)
-        /// The buffer is full on a connection without a valve: the client waits for this promise.
-        case full(EventLoopPromise<Void>)
     }
 
-    /// A part of the body arrived, on `loop`.
-    mutating func arrived(_ part: ByteBuffer, on loop: any EventLoop) -> Arrival {
+    /// A part of the body arrived. The client never waits on the body: the connection's valve
+    /// holds the socket back while the buffer is full.
+    mutating func arrived(_ part: ByteBuffer) -> Arrival {
         guard case .streaming(var streaming) = state else { return .buffered }
         state = .modifying
         defer { state = .streaming(streaming) }
@@ -212,11 +207,7 @@ struct ResponseBodyState {
         }
         streaming.buffer.parts.append(part)
         streaming.buffer.bytes += part.readableBytes
-        // The gate, if any, holds the socket back now; the client never waits on this body.
-        guard streaming.buffer.bytes >= limit, streaming.gate == nil else { return .buffered }
-        let promise = loop.makePromise(of: Void.self)
-        streaming.full = promise
-        return .full(promise)
+        return .buffered
     }
 
     /// True while the buffer has room for more (what the connection's valve asks).
