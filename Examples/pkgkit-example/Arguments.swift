@@ -13,20 +13,26 @@ struct Arguments {
     var trust: CatalogTrust
     /// Cancel the run once this many bytes of its work are done (to show a resume).
     var cancelAfterBytes: Int64?
+    /// Content an earlier version of the app downloaded, to adopt before the update, and the
+    /// version it holds.
+    var adopt: (folder: URL, version: String)?
 
     /// What a wrong command line prints.
     static let usage = """
         usage: pkgkit-example CATALOG-URL --documents DIR [--product ID]... (--trust KEY.pub.pem | --unsigned) [--cancel-after-bytes N]
+               [--adopt FOLDER --adopt-version V]
 
         Brings the products (or every installed one) up to date from the catalog, as an app does with
         PkgKit, printing each progress value. --cancel-after-bytes cancels the run once N bytes of its
-        work are done; run again to resume. Exit status: 0 done, 1 a product failed or was refused,
+        work are done; run again to resume. --adopt takes over FOLDER (content SKDownload delivered,
+        for the one --product given) as installed version V first. Exit status: 0 done, 1 a product failed or was refused,
         2 usage, 3 cancelled.
         """
 
     /// Reads `arguments` (the program's, without its name).
     init(_ arguments: [String]) throws(UsageError) {
         var catalog: String?, folder: String?, keyFile: String?, unsigned = false
+        var adoptFolder: String?, adoptVersion: String?
         var rest = arguments[...]
         func value(of flag: String) throws(UsageError) -> String {
             guard let value = rest.popFirst() else { throw UsageError("\(flag) needs a value") }
@@ -38,6 +44,8 @@ struct Arguments {
             case "--product": products.append(try value(of: argument))
             case "--trust": keyFile = try value(of: argument)
             case "--unsigned": unsigned = true
+            case "--adopt": adoptFolder = try value(of: argument)
+            case "--adopt-version": adoptVersion = try value(of: argument)
             case "--cancel-after-bytes":
                 guard let bytes = Int64(try value(of: argument)), bytes >= 0 else { throw UsageError("--cancel-after-bytes needs a number") }
                 cancelAfterBytes = bytes
@@ -51,6 +59,13 @@ struct Arguments {
         // A local catalog is a path; a server's, a URL.
         catalogURL = catalog.contains("://") ? try Self.url(catalog) : URL(fileURLWithPath: catalog)
         self.folder = URL(fileURLWithPath: folder, isDirectory: true)
+        switch (adoptFolder, adoptVersion) {
+        case (nil, nil): break
+        case (let adoptFolder?, let adoptVersion?):
+            guard products.count == 1 else { throw UsageError("--adopt needs the one --product its folder holds") }
+            adopt = (URL(fileURLWithPath: adoptFolder, isDirectory: true), adoptVersion)
+        default: throw UsageError("--adopt and --adopt-version go together")
+        }
         switch (keyFile, unsigned) {
         case (let keyFile?, false):
             do {

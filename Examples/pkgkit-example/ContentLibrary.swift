@@ -43,6 +43,20 @@ final class ContentLibrary {
         self.run = nil
     }
 
+    /// Takes over `folder`, the content an earlier version of the app downloaded through
+    /// SKDownload (its folder, or the `Contents/` copied out of it), as installed `version` of
+    /// `product`: every file is checked against that version in the catalog and only what differs
+    /// is downloaded, so the next update is a delta. The folder is deleted once it is installed.
+    func adopt(_ folder: URL, as version: String, of product: String) async {
+        do {
+            let adopted = try await client.adopt(folder, as: version, of: product, options: SyncClient.Options(trust: trust))
+            report = adopted
+            if adopted.products.first?.status == .installed { try? FileManager.default.removeItem(at: folder) }
+        } catch {
+            wasCancelled = true
+        }
+    }
+
     /// Stops the current run within moments; the next `update` resumes its download.
     func cancel() {
         run?.cancel()

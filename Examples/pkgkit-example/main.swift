@@ -26,10 +26,20 @@ library.onProgress = { step in
     }
 }
 
-// MARK: Adoption
-// Content an earlier version of the app already downloaded (the unpacked Contents/ folder
-// SKDownload delivered) is taken over here, before the first update, as an installed version,
-// so that the update downloads only what differs.
+// Content an earlier version of the app already downloaded (the folder SKDownload delivered) is
+// taken over before the first update, as an installed version, so that the update downloads
+// only what differs.
+if let (folder, version) = arguments.adopt, let product = arguments.products.first {
+    await library.adopt(folder, as: version, of: product)
+    guard let adopted = library.report?.products.first else {
+        print("cancelled: nothing was adopted")
+        exit(3)
+    }
+    print("adopted \(adopted.status.rawValue) \(product) \(version) downloaded \(adopted.bytesDownloaded)")
+    for diagnostic in adopted.diagnostics {
+        print("  \(diagnostic.severity.rawValue)[\(diagnostic.code.rawValue)] \(diagnostic.message)")
+    }
+}
 
 await library.update(arguments.products)
 

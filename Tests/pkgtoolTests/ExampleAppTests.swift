@@ -5,8 +5,9 @@ import TestSupport
 
 /// The example app (`Examples/pkgkit-example`, issue 40 item 7), built as any program linking
 /// PkgKit is, run against a real nginx on loopback: a package published with a signing key is
-/// installed through the public API with its progress printed to 100 %, and a run cancelled in
-/// the middle of its download is resumed by the next one.
+/// installed through the public API with its progress printed to 100 %, a run cancelled in the
+/// middle of its download is resumed by the next one, and a folder an older app version got from
+/// SKDownload is adopted, downloading only the file that differs.
 @Suite(.offThePool, .serialized, .enabled(if: NginxServer.isAvailable, "nginx is not installed: run `make deps`"), .timeLimit(.minutes(2)))
 struct ExampleAppTests {
     static let id = "com.example.app.pack"
@@ -82,5 +83,28 @@ struct ExampleAppTests {
         #expect(differences(productFolder + "/1.0", expected: snapshot(package.contents)).isEmpty)
         let ranged = nginx.log(atLeast: 1).filter { $0.path.hasSuffix("/1.0.pkg") && $0.range != nil }
         #expect(ranged.map(\.range) == ["bytes=\(kept)-"], "\(nginx.log())")
+    }
+
+    @Test func adoptsTheContentSKDownloadLeftDownloadingOnlyWhatDiffers() async throws {
+        let size = try #require(scratch.size("pack.pkg"))
+        // What SKDownload's contentURL held: ContentInfo.plist beside Contents/; one page was
+        // changed on the device since (or damaged), the 400 KB level is intact.
+        let old = scratch.path("skdownload")
+        try FileManager.default.copyItem(atPath: scratch.path("src-pack"), toPath: old)
+        try scratch.write("skdownload/Contents/text/page3.txt", Data("page 3, altered\n".utf8))
+        let nginx = try NginxServer(root: published)
+        defer { nginx.stop() }
+        let result = try await example(nginx.url("catalog.json"), ["--adopt", old, "--adopt-version", "1.0"])
+        #expect(result.status == 0, "\(result.stdout)\(result.stderr)")
+        let lines = result.stdout.split(separator: "\n").map(String.init)
+        let adopted = try #require(lines.first { $0.hasPrefix("adopted ") }, "\(result.stdout)")
+        let downloaded = try #require(adopted.split(separator: " ").last.flatMap { Int64($0) }, "\(adopted)")
+        #expect(adopted.hasPrefix("adopted installed \(Self.id) 1.0 downloaded "))
+        // The catalog, its signature, the header and TOC and the one page: far from the level's 400 KB.
+        #expect(downloaded < size / 4, "\(downloaded) of \(size)")
+        #expect(lines.last?.hasPrefix("unchanged \(Self.id) 1.0 downloaded") == true, "\(result.stdout)")
+        #expect(differences(productFolder + "/1.0", expected: snapshot(package.contents)).isEmpty)
+        #expect(!exists(old), "the adopted folder is deleted once installed")
+        #expect(nginx.log().filter { $0.path.hasSuffix("/1.0.pkg") }.allSatisfy { $0.range != nil }, "\(nginx.log())")
     }
 }
