@@ -85,7 +85,8 @@ import TestSupport
         let clock = ManualClock()
         let arrived = BytesArrived(1_000)
         let transfer = Task {
-            try await Self.transport(name).get(HTTPRequest(url: server.url("p.pkg"), maximumBodyBytes: Int64(package.count)),
+            defer { arrived.end() }
+            return try await Self.transport(name).get(HTTPRequest(url: server.url("p.pkg"), maximumBodyBytes: Int64(package.count)),
                                                policy: TransferPolicy(clock: clock), onResponse: { _ in },
                                                onBody: { arrived.add($0.count) })
         }
@@ -100,7 +101,8 @@ import TestSupport
         server.always("p.pkg", .stallAfter(bytes: 1_000))
         let arrived = BytesArrived(1_000)
         let transfer = Task {
-            try await Self.transport(name).get(HTTPRequest(url: server.url("p.pkg"), maximumBodyBytes: Int64(package.count)),
+            defer { arrived.end() }
+            return try await Self.transport(name).get(HTTPRequest(url: server.url("p.pkg"), maximumBodyBytes: Int64(package.count)),
                                                policy: TransferPolicy(), onResponse: { _ in }, onBody: { arrived.add($0.count) })
         }
         await arrived.wait()
@@ -160,7 +162,8 @@ import TestSupport
         let arrived = BytesArrived(1)
         let release = Gate()
         let transfer = Task {
-            try await Self.transport(name).get(HTTPRequest(url: firehose.url, maximumBodyBytes: 256 << 20),
+            defer { arrived.end() }
+            return try await Self.transport(name).get(HTTPRequest(url: firehose.url, maximumBodyBytes: 256 << 20),
                                                policy: TransferPolicy(), onResponse: { _ in }, onBody: { chunk in
                 arrived.add(chunk.count)
                 await release.wait()
@@ -176,12 +179,14 @@ import TestSupport
     }
 }
 
-/// Waits until at least `count` bytes have been handed over.
+/// Waits until at least `count` bytes have been handed over, or the transfer has ended without
+/// them (a transport that fails at once must fail its test, not hang it).
 final class BytesArrived: @unchecked Sendable {
     // @unchecked: every mutable field is guarded by `lock`.
     private let lock = NSLock()
     private let count: Int
     private var total = 0
+    private var ended = false
     private var waiter: CheckedContinuation<Void, Never>?
 
     init(_ count: Int) { self.count = count }
@@ -196,10 +201,20 @@ final class BytesArrived: @unchecked Sendable {
         ready?.resume()
     }
 
+    /// The transfer is over: whoever waits for bytes waits no more.
+    func end() {
+        let waiting: CheckedContinuation<Void, Never>? = lock.withLock {
+            ended = true
+            defer { waiter = nil }
+            return waiter
+        }
+        waiting?.resume()
+    }
+
     func wait() async {
         await withCheckedContinuation { continuation in
             let now: Bool = lock.withLock {
-                if total >= count { return true }
+                if total >= count || ended { return true }
                 waiter = continuation
                 return false
             }
