@@ -22,7 +22,7 @@ final class ReusedFileLinker {
     /// by folder, and opening every folder of the path again for each file cost more than the link.
     private var source: (top: String, folder: String, descriptor: Int32)?
 
-    package init(product: Int32, productPath: String, linked: LinkedFiles = LinkedFiles()) {
+    package init(product: Int32, productPath: String, linked: LinkedFiles) {
         self.product = product
         self.productPath = productPath
         self.linked = linked
@@ -40,28 +40,42 @@ final class ReusedFileLinker {
         let slash = relative.lastIndex(of: "/")
         let folder = try sourceFolder(file.version, slash.map { relative[..<$0] } ?? "", sourcePath: sourcePath)
         let last = String(slash.map { relative[relative.index(after: $0)...] } ?? relative[...])
-        let linkedHere = try linked.withLock { identities -> Bool in
-            var info = stat()
-            guard fstatat(folder, last, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG,
-                  case let found = FileIdentity(info), found == file.identity || found == identities[file.identity] else {
-                throw changed(sourcePath())
+        let linkedHere: Bool
+        if linked.isShared(file.identity) {
+            linkedHere = try linked.relinked.withLock { identities -> Bool in
+                guard try link(folder, last, to: parent, name, sourcePath: sourcePath,
+                               isPlanned: { $0 == file.identity || $0 == identities[file.identity] }) else { return false }
+                // The link changed the file's change time: remember it as it is now, so that the
+                // new version's other paths with the same bytes can reuse it too.
+                var info = stat()
+                if fstatat(folder, last, &info, AT_SYMLINK_NOFOLLOW) == 0 { identities[file.identity] = FileIdentity(info) }
+                return true
             }
-            // A file whose mode was changed since it was installed is copied: the new version's files are 0644.
-            guard info.st_mode & 0o7777 == 0o644 else {
-                errno = EPERM
-                return false
-            }
-            guard linkat(folder, last, parent, name, 0) == 0 else { return false }
-            // The link changed the file's change time: remember it as it is now, so that another
-            // path of the new version with the same bytes can reuse it too.
-            if fstatat(folder, last, &info, AT_SYMLINK_NOFOLLOW) == 0 { identities[file.identity] = FileIdentity(info) }
-            return true
+        } else {
+            linkedHere = try link(folder, last, to: parent, name, sourcePath: sourcePath, isPlanned: { $0 == file.identity })
         }
         if linkedHere { return }
         guard errno == EPERM || errno == EMLINK || errno == EXDEV || errno == ENOTSUP || errno == EOPNOTSUPP else {
             throw InstallError.io(path: target(), errnoText())
         }
         try copy(from: folder, last, sourcePath: sourcePath(), to: parent, name, target: target(), expected: file.sha1)
+    }
+
+    /// Links `name` of `folder` as `newName` in `parent` if it is still a regular file the plan
+    /// hashed (`isPlanned`) and has the mode a new version's files have; false, with `errno` set,
+    /// when it is to be copied instead.
+    private func link(_ folder: Int32, _ name: String, to parent: Int32, _ newName: String, sourcePath: () -> String,
+                      isPlanned: (FileIdentity) -> Bool) throws -> Bool {
+        var info = stat()
+        guard fstatat(folder, name, &info, AT_SYMLINK_NOFOLLOW) == 0, info.st_mode & S_IFMT == S_IFREG, isPlanned(FileIdentity(info)) else {
+            throw changed(sourcePath())
+        }
+        // A file whose mode was changed since it was installed is copied: the new version's files are 0644.
+        guard info.st_mode & 0o7777 == 0o644 else {
+            errno = EPERM
+            return false
+        }
+        return linkat(folder, name, parent, newName, 0) == 0
     }
 
     /// The folder `top/relative` of the product folder (components checked by the caller), each

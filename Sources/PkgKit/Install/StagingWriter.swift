@@ -44,7 +44,7 @@ package final class StagingWriter: EntrySink {
         guard root >= 0 else { throw InstallError.io(path: path, errnoText()) }
         fchmod(root, 0o755)
         tree = StagingTree(root: root, path: path)
-        self.linked = linked ?? LinkedFiles()
+        self.linked = linked ?? LinkedFiles(reused: reused.values)
         linker = ReusedFileLinker(product: product, productPath: productPath, linked: self.linked)
         self.flusher = flusher ?? BackgroundFlusher(descriptor: root, scope: .fileSystem)
     }

@@ -89,7 +89,7 @@ package struct StatCache: Sendable {
                 start = tabIndex + 1
             }
             fields[count] = line[start...]
-            guard count == 8, let sha1 = SHA1Value(hexBytes: fields[0]), let device: UInt64 = number(fields[2]), let inode: UInt64 = number(fields[3]),
+            guard count == 8, let sha1 = SHA1Value(hexBytes: UnsafeRawBufferPointer(rebasing: fields[0])), let device: UInt64 = number(fields[2]), let inode: UInt64 = number(fields[3]),
                   let mode: UInt32 = number(fields[4]), let size: Int64 = number(fields[5]), let modified: Int64 = number(fields[6]),
                   let changed: Int64 = number(fields[7]) else { return nil }
             let verdict = String(decoding: fields[1], as: UTF8.self)

@@ -69,12 +69,14 @@ struct KeptCatalog: Sendable, Equatable {
         guard FileManager.default.fileExists(atPath: documents, isDirectory: &isFolder), isFolder.boolValue else { return }
         let path = Self.path(documents: documents, catalogURL: catalogURL)
         try FileManager.default.createDirectory(atPath: AtomicFile.directory(of: path), withIntermediateDirectories: true)
-        var header: [String: Any] = ["url": catalogURL.absoluteString, "size": bytes.count,
-                                     "sha256": SHA256.hash(data: bytes).hexString]
-        header["etag"] = validators.etag
-        header["lastModified"] = validators.lastModified
-        header["signature"] = signatureFile?.base64EncodedString()
-        var line = try JSONSerialization.data(withJSONObject: header, options: [.sortedKeys])
+        // Spelled out, not through JSONSerialization: its sorted keys are compared under a locale,
+        // and loading the locale data was a sync's last and slowest step.
+        var fields = ["\"sha256\":\"" + SHA256.hash(data: bytes).hexString + "\"", "\"size\":\(bytes.count)",
+                      "\"url\":" + jsonStringLiteral(catalogURL.absoluteString)]
+        if let etag = validators.etag { fields.append("\"etag\":" + jsonStringLiteral(etag)) }
+        if let lastModified = validators.lastModified { fields.append("\"lastModified\":" + jsonStringLiteral(lastModified)) }
+        if let signature = signatureFile?.base64EncodedString() { fields.append("\"signature\":\"" + signature + "\"") }
+        var line = Data(("{" + fields.joined(separator: ",") + "}").utf8)
         line.append(0x0A)
         let file = try AtomicFile(destination: path)
         try file.output.write(Array(line))
