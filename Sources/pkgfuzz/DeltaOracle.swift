@@ -12,8 +12,9 @@ struct DeltaOracle {
     /// 1.1 as a whole install of the published package leaves it; nil when that is refused.
     var reference: InstalledSnapshot?
 
-    /// Names allowed in the product folder afterwards, beside the version folders.
-    private static let allowed: Set<String> = [".lock", "ContentInfo.plist", ".index-1.0", ".index-1.1"]
+    /// Names allowed in the product folder afterwards, beside the version folders (each
+    /// version's stat cache and chunk index).
+    private static let allowed: Set<String> = [".lock", "ContentInfo.plist", ".index-1.0", ".index-1.1", ".chunk-index-1.0", ".chunk-index-1.1"]
 
     /// The first broken promise, in words, or nil.
     func violation(_ result: ProductSyncResult?) -> String? {

@@ -23,9 +23,9 @@ enum InstallOracle {
             if name.hasPrefix(".staging-") || name.hasPrefix(".old-") || name.hasPrefix(".replacing-") {
                 return "leftover \(name)"
             }
-            // A version's stat cache stands beside its folder, and only beside it.
-            if name.hasPrefix(".index-") {
-                guard isFolder(product + "/" + name.dropFirst(".index-".count)) else { return "a stat cache without its version: \(name)" }
+            // A version's stat cache and chunk index stand beside its folder, and only beside it.
+            if let prefix = [".index-", ".chunk-index-"].first(where: name.hasPrefix) {
+                guard isFolder(product + "/" + name.dropFirst(prefix.count)) else { return "\(name) without its version" }
                 continue
             }
             guard name == Installer.lockName || name == Installer.recordName || isFolder(product + "/" + name) else {
