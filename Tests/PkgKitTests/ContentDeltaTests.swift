@@ -212,6 +212,44 @@ import TestSupport
         }
     }
 
+    @Test func aVersionInstalledByExtractKeepsItsIndexSoTheFirstSyncReadsNoFile() async throws {
+        // An app that ships 1.0 installed by `extract` (or installs a package it was handed) and
+        // then syncs: the index came with the install, so the first delta cuts no installed file.
+        let v10 = try scratch.package("v10", id: Self.id, version: "1.0", files: ["a1.bundle": first, "b1.bundle": second])
+        let v11 = try scratch.package("v11", id: Self.id, version: "1.1", files: ["a2.bundle": edited(first, at: 3 << 20), "b1.bundle": second])
+        var extractOptions = InstallOptions()
+        extractOptions.statCacheTime = Self.later
+        try #require(try Installer(documents: scratch.documents).install(v10.pkg, options: extractOptions).status == .installed)
+        let index = try #require(ChunkIndex.read(try folder, version: "1.0", parameters: .standard))
+        #expect(Set(index.files.map(\.path)) == ["a1.bundle", "b1.bundle"])
+        try publish(v11.pkg)
+        let cut = LockedValue<[Int]>([])
+        let (result, transport) = try await run(cut: cut)
+        #expect(result.status == .installed && result.delta)
+        #expect(cut.current == [0], "installed files read by the delta")
+        #expect(differences(productFolder + "/1.1", expected: snapshot(v11.contents)).isEmpty)
+        #expect(transport.exchanges(for: "1.1.pkg").reduce(Int64(0)) { $0 + $1.bytesSent } < 1 << 20)
+    }
+
+    @Test func installedFilesTheStatCacheLeftOutDoNotSetTheWholeVersionBeingCut() async throws {
+        // 1.1 changes only a file stored whole (no chunk table), so no chunk is wanted. With the
+        // stat cache gone, every installed file is unknown until it is read: the bundles, which
+        // have tables, must not count as changed and have every large file cut for nothing.
+        let noise = randomData(1 << 20)
+        let other = compressibleText(2 << 20, seed: 48)
+        let v10 = try scratch.package("v10", id: Self.id, version: "1.0", files: ["a.bundle": first, "small.bin": other, "noise.bin": noise])
+        let v11 = try scratch.package("v11", id: Self.id, version: "1.1", files: ["a.bundle": first, "small.bin": other, "noise.bin": randomData(1 << 20)])
+        try publish(v10.pkg)
+        #expect(try await run().0.status == .installed)
+        try FileManager.default.removeItem(atPath: productFolder + "/" + StatCache.fileName("1.0"))
+        try publish(v11.pkg)
+        let cut = LockedValue<[Int]>([])
+        let (result, _) = try await run(cut: cut)
+        #expect(result.status == .installed && result.delta)
+        #expect(cut.current == [0], "installed files cut")
+        #expect(differences(productFolder + "/1.1", expected: snapshot(v11.contents)).isEmpty)
+    }
+
     // MARK: - The index on its own
 
     @Test func aKeptIndexIsNotCutAgainAndAChangedFileIs() throws {

@@ -135,7 +135,8 @@ import TestSupport
         }
         let part = "Documents/\(Self.first)/.download-1.0.part", scratch = scratch
         let paused = try await offThePool { waitUntil(seconds: 60) { scratch.size(part) == 100_000 } }
-        try #require(paused, "the download never reached the pause")
+        let requests = transport.exchanges.map { "\($0.request.url.lastPathComponent) range \(String(describing: $0.request.range)): \($0.bytesSent) bytes" }
+        try #require(paused, "the download never reached the pause: .part of \(String(describing: scratch.size(part))) bytes after \(requests)")
         run.cancel()
         await #expect(throws: OperationCancelled.self) { try await run.report }
         let seen = await values.value

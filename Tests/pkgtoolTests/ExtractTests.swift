@@ -27,6 +27,21 @@ private func json(_ text: String) -> [String: Any] {
         #expect((object["removedVersions"] as? [Any])?.isEmpty == true)
     }
 
+    @Test(arguments: [0o077, 0o022, 0o000] as [mode_t])
+    func contentFilesAreReadableByAllWhateverTheUmask(_ mask: mode_t) throws {
+        // The mode a package's files are installed with is the package's rule, never the umask of
+        // the process that extracted it (a restrictive one, or one that lets more through).
+        let s = try Scratch()
+        let pkg = try s.package("one", version: "1.0", text: ["a.txt": "hello", "art/b.txt": "world"])
+        let result = try CommandRunner.run("/bin/sh", ["-c", "umask \(String(mask, radix: 8)) && exec \"$0\" extract \"$1\" --documents \"$2\"",
+                                                        CommandRunner.pkgtool, pkg, s.documents])
+        #expect(result.status == 0, "\(result.stderr)")
+        for file in ["a.txt", "art/b.txt"] {
+            let attributes = try FileManager.default.attributesOfItem(atPath: s.documents + "/com.example.book/1.0/" + file)
+            #expect((attributes[.posixPermissions] as? Int) == 0o644, "\(file) under umask \(String(mask, radix: 8))")
+        }
+    }
+
     @Test func jsonNullsAndUpgradeWithKeep() throws {
         let s = try Scratch()
         let one = try s.package("one", version: "1.0", text: ["a.txt": "1"])

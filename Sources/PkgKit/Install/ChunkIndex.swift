@@ -258,15 +258,28 @@ package struct ChunkIndex: Sendable {
 
     // MARK: - From the package a version was installed from
 
+    /// What the files an update reused carry into its version's index: each file's path below the
+    /// new version folder and its path in `previous`'s version folder, whose index describes it.
+    package struct Carried: Sendable {
+        package var files: [(path: String, from: String)]
+        package var previous: ChunkIndex
+
+        /// These files, from `previous`.
+        package init(files: [(path: String, from: String)], previous: ChunkIndex) {
+            (self.files, self.previous) = (files, previous)
+        }
+    }
+
     /// Keeps the index of version folder `version` of `product` as the verified TOC of the package
     /// it was just installed from describes it, reading nothing: each file of `tables` (path below
     /// the version folder, chunk table) cut with the sizes most of them were, at the offsets its
-    /// table gives, and who it is on disk now; and each file of `carried` (path below the version
-    /// folder, path in `previous`) with the chunks `previous` has for it: a file the update reused
-    /// holds the same bytes. So the next delta from this version cuts only files neither describes.
+    /// table gives, and who it is on disk now; and each file `carried` names with the chunks its
+    /// previous index has for it: a file the update reused holds the same bytes. So the next
+    /// delta from this version cuts only files neither describes.
     /// Never fails an install: an index not kept is only cut at the next delta.
     package static func seed(_ product: ProductFolder, version: String, tables: [(path: String, table: ChunkTable)],
-                             carried: [(path: String, from: String)] = [], previous: ChunkIndex? = nil, now: Int64?) {
+                             carried: Carried? = nil, now: Int64?) {
+        let previous = carried?.previous
         var votes: [(parameters: ChunkParameters, count: Int)] = []
         for (_, table) in tables {
             if let at = votes.firstIndex(where: { $0.parameters == table.parameters }) { votes[at].count += 1 } else { votes.append((table.parameters, 1)) }
@@ -302,13 +315,14 @@ package struct ChunkIndex: Sendable {
             }
             add(path, chunks, size: offset)
         }
-        if let previous, previous.parameters == parameters, !carried.isEmpty {
+        if let carried, carried.previous.parameters == parameters, !carried.files.isEmpty {
+            let previous = carried.previous
             var byFile = [[(digest: ChunkDigest, offset: Int64, length: UInt32)]](repeating: [], count: previous.files.count)
             for entry in previous.entries { byFile[Int(entry.file)].append((entry.digest, entry.offset, entry.length)) }
             var positions: [String: Int] = [:]
             for (position, file) in previous.files.enumerated() { positions[file.path] = position }
             let described = Set(index.files.map(\.path))
-            for (path, from) in carried where !described.contains(path) {
+            for (path, from) in carried.files where !described.contains(path) {
                 guard let position = positions[from] else { continue }
                 add(path, byFile[position], size: previous.files[position].identity.size)
             }

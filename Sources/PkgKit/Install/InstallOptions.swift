@@ -44,6 +44,9 @@ public struct InstallOptions: Sendable {
     /// source's reader withholds their data (a delta's sparse copy never held it), and they are
     /// linked or copied from there instead.
     package var reused: [ArchivePath: InstalledFile] = [:]
+    /// What the files in `reused` carry into the new version's chunk index beyond its package's
+    /// chunk tables (a delta's previous version was indexed).
+    package var carriedChunks: ChunkIndex.Carried?
     /// Judge the rules once, on the full pass, with no first look: for a delta sync, whose header
     /// and TOC are its catalog entry's and which has only its fetched ranges left to read. The
     /// expected identifier and version must be given.

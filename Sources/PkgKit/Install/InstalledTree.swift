@@ -122,6 +122,13 @@ package struct InstalledTree {
                                    executable: file.executable))
     }
 
+    /// Adds the files of `unhashed` that were hashed after the scan, in path order, and leaves
+    /// `unhashed` empty: a file hashed neither now nor then changed under the read.
+    package mutating func addHashed(_ hashed: [String: Hashed]) {
+        for (path, file) in hashed.sorted(by: { $0.key < $1.key }) { add(path, file) }
+        unhashed = []
+    }
+
     /// What reading a file once tells.
     package struct Hashed: Sendable {
         package var sha1: SHA1Value

@@ -232,7 +232,11 @@ public struct Installer: Sendable {
         options.afterCommit?()
         // Last: removing a version that shared files with this one changed those files (their
         // link count, so their change time), and the cache must describe them as they are now.
-        StatCache.write(product, version: info.contentVersion, files: Self.cachedFiles(written.facts), now: options.statCacheTime?())
+        let now = options.statCacheTime?()
+        StatCache.write(product, version: info.contentVersion, files: Self.cachedFiles(written.facts), now: now)
+        // The chunk tables were read with the TOC: the next delta from this version, by
+        // sync after an extract too, cuts no installed file to find its chunks.
+        ChunkIndex.seed(product, version: info.contentVersion, tables: Self.chunkTables(written.facts), carried: options.carriedChunks, now: now)
         return report
     }
 
@@ -277,6 +281,14 @@ public struct Installer: Sendable {
         facts.entries.lazy.compactMap { entry -> StatCache.File? in
             guard entry.kind == .file, let relative = entry.path.contentsRelative, let sha1 = entry.digest else { return nil }
             return (relative, sha1, entry.executable)
+        }
+    }
+
+    /// The chunk tables of `facts`' files below `Contents/`, by their path in the version folder.
+    static func chunkTables(_ facts: PackageFacts) -> [(path: String, table: ChunkTable)] {
+        facts.chunkTables.compactMap { position, table in
+            guard position < facts.entries.count, let relative = facts.entries[position].path.contentsRelative else { return nil }
+            return (relative, table)
         }
     }
 

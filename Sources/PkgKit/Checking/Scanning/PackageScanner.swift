@@ -81,6 +81,8 @@ public struct PackageScanner {
                 var fact = EntryFacts(path: entry.path, pathProblem: PathSafety.problem(with: entry.path.bytes), kind: entry.kind, mode: entry.mode & 0o7777,
                                       size: 0, linkTarget: entry.linkTarget, hardlinkTarget: entry.hardlinkTarget)
                 try sink?.begin(entry)
+                // Every path below appends the file's facts at this position.
+                if entry.kind == .file, let chunks = entry.chunks { facts.chunkTables.append((facts.entries.count, chunks)) }
                 if entry.kind == .file, entry.dataWithheld {
                     // Its bytes are a file the caller has, found equal to the package's checksum;
                     // the sink takes them from there.

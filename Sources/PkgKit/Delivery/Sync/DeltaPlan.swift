@@ -164,23 +164,29 @@ package struct DeltaPlan: Sendable {
     }
 
     /// The installed version's chunk index for `wanted`, brought up to date (from the one kept
-    /// beside the version folder, files that changed cut again): the files the scan left unhashed
-    /// (`InstalledTree.unhashed`) are hashed in the same read that cuts them, and join
-    /// `installed`. Nil when no changed file has a chunk table (the unhashed files are then only hashed).
+    /// beside the version folder, files that changed cut again). Nil when no changed file has a
+    /// chunk table. The files the scan left unhashed (`InstalledTree.unhashed`) are hashed first
+    /// and join `installed`: one unknown only for want of a read (a file too recent for the stat
+    /// cache) would otherwise count as changed, and every large installed file the index does not
+    /// cover would be cut for nothing. A large one is then read twice when chunks are needed.
     static func chunkIndex(_ wanted: [WantedFile], installed: inout InstalledTree, folder: ProductFolder,
                            cancellation: Cancellation?) throws -> ChunkIndex? {
-        let chunking = chunking(wanted, installed: installed)
-        var candidates = installed.unhashed.map { ChunkIndex.Candidate(path: $0.relativePath, identity: $0.identity, needsSHA1: true) }
-        if let chunking {
-            candidates += installed.files.lazy.filter { $0.size >= chunking.minimumSize }
-                .map { ChunkIndex.Candidate(path: $0.relativePath, identity: $0.identity, needsSHA1: false) }
-        }
-        let parameters = chunking?.parameters ?? .standard
-        let kept = chunking == nil ? nil : ChunkIndex.read(folder, version: installed.version, parameters: parameters)
-        let (index, hashed) = try (kept ?? ChunkIndex(version: installed.version, parameters: parameters))
-            .refreshed(folder, candidates: candidates, minimumSize: chunking?.minimumSize ?? .max, cancellation: cancellation)
-        for (path, file) in hashed.sorted(by: { $0.key < $1.key }) { installed.add(path, file) }
-        return chunking == nil ? nil : index
+        try hashUnhashed(&installed, folder: folder, cancellation: cancellation)
+        guard let chunking = chunking(wanted, installed: installed) else { return nil }
+        let candidates = installed.files.filter { $0.size >= chunking.minimumSize }
+            .map { ChunkIndex.Candidate(path: $0.relativePath, identity: $0.identity, needsSHA1: false) }
+        let kept = ChunkIndex.read(folder, version: installed.version, parameters: chunking.parameters)
+        return try (kept ?? ChunkIndex(version: installed.version, parameters: chunking.parameters))
+            .refreshed(folder, candidates: candidates, minimumSize: chunking.minimumSize, cancellation: cancellation).index
+    }
+
+    /// Hashes the files the scan left unhashed, cutting none, and adds them to `installed`.
+    private static func hashUnhashed(_ installed: inout InstalledTree, folder: ProductFolder, cancellation: Cancellation?) throws {
+        guard !installed.unhashed.isEmpty else { return }
+        let candidates = installed.unhashed.map { ChunkIndex.Candidate(path: $0.relativePath, identity: $0.identity, needsSHA1: true) }
+        let (_, hashed) = try ChunkIndex(version: installed.version, parameters: .standard)
+            .refreshed(folder, candidates: candidates, minimumSize: .max, cancellation: cancellation)
+        installed.addHashed(hashed)
     }
 
     /// The sizes worth hashing among installed files: only a file of one of these sizes can match.

@@ -334,13 +334,14 @@ struct SyncExecutor {
         deltaOptions.reused = plan.reused
         // The rebuilt files' scratch links go before the new version's files are recorded.
         deltaOptions.afterCommit = { try? folder.remove(chunksName) }
+        if let previous = planned.index {
+            // Files the update reused hold the bytes they held: their chunks carry over.
+            deltaOptions.carriedChunks = ChunkIndex.Carried(files: plan.reused.compactMap { path, file in
+                file.version == version ? path.contentsRelative.map { (path: $0, from: file.relativePath) } : nil
+            }, previous: previous)
+        }
         do {
             let report = try await BlockingWork.run { [deltaOptions] in try installer.install(source, into: folder, options: deltaOptions) }
-            // Files the update reused hold the bytes they held: their chunks carry over.
-            let carried = plan.reused.compactMap { path, file in
-                file.version == version ? path.contentsRelative.map { (path: $0, from: file.relativePath) } : nil
-            }
-            await seedChunkIndex(report, files: planned.files, carried: carried, previous: planned.index, folder: folder)
             return .installed(report, files: plan.fetchedFiles)
         } catch InstallError.packageChanged {
             // An installed file changed under the plan: the whole package it is.
@@ -391,11 +392,6 @@ struct SyncExecutor {
             #endif
             let source = PackageSource.file(partPath, shownAs: shown, name: name)
             report = try await BlockingWork.run { try Installer(documents: client.documents).install(source, into: folder, options: installOptions) }
-        }
-        if report.status == .installed, let files = try? await BlockingWork.run({ [options] in
-            DeltaPlan.wantedFiles(inTOCOf: partPath, limits: options.limits)?.files
-        }) {
-            await seedChunkIndex(report, files: files, folder: folder)
         }
         // Installed, or refused by a rule: either way these bytes are done with.
         DownloadNote.discard(entry, in: folder)
@@ -491,19 +487,6 @@ struct SyncExecutor {
         enum Failure: Error {
             case download(any Error)
             case install(any Error)
-        }
-    }
-
-    /// Keeps the chunk index of the version `report` installed from the chunk tables of its
-    /// package's `files` and what `carried` files take from `previous` (see `ChunkIndex.seed`):
-    /// the next delta from it then reads no file to cut it.
-    private func seedChunkIndex(_ report: InstallReport, files: [DeltaPlan.WantedFile], carried: [(path: String, from: String)] = [],
-                                previous: ChunkIndex? = nil, folder: ProductFolder) async {
-        guard report.status == .installed, let path = report.installedPath else { return }
-        let tables = files.compactMap { file in file.chunks.flatMap { table in file.path.contentsRelative.map { (path: $0, table: table) } } }
-        let now = options.statCacheTime?()
-        _ = try? await BlockingWork.run {
-            ChunkIndex.seed(folder, version: URL(fileURLWithPath: path).lastPathComponent, tables: tables, carried: carried, previous: previous, now: now)
         }
     }
 

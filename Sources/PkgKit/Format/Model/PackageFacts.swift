@@ -72,6 +72,9 @@ public struct PackageFacts: Sendable {
     public var stoppedEarly = false
     /// Failures met while reading: `unreadable-archive`, `checksum-mismatch`, `duplicate-entry`.
     public var readFailures: [Diagnostic] = []
+    /// The chunk tables the container gives, each with the position in `entries` of its file:
+    /// few, and only in packages made with chunks, so not a field of every entry.
+    package var chunkTables: [(entry: Int, table: ChunkTable)] = []
 
     public init() {}
 

@@ -17,6 +17,8 @@ public struct ArchiveEntry: Sendable {
     /// True for a file whose data the reader was asked not to deliver (`XarReader`'s `dataWanted`):
     /// it delivers none, and whoever asked supplies the file's bytes and facts itself.
     package var dataWithheld = false
+    /// A file's chunk table, as the container's verified TOC gives it (a xar's `<chunks>`).
+    package var chunks: ChunkTable?
 
     public init(path: ArchivePath, kind: EntryKind, mode: UInt32, declaredSize: Int64? = nil,
                 linkTarget: [UInt8]? = nil, hardlinkTarget: ArchivePath? = nil) {

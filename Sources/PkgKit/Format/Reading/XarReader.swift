@@ -240,6 +240,7 @@ package final class XarReader: PackageReader, ReadAheadReader {
         }
         var entry = ArchiveEntry(path: path, kind: .file, mode: UInt32(record.mode), declaredSize: record.hasData ? (record.size >= 0 ? record.size : nil) : 0)
         entry.dataWithheld = !isWanted(index)
+        entry.chunks = table.chunks(record)
         return entry
     }
 
