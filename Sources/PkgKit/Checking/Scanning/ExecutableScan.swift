@@ -135,9 +135,10 @@ package final class ExecutableScan {
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: ExecutableFormat.headBytes, alignment: 16)
         defer { buffer.deallocate() }
         var formats: [(ArchivePath, ExecutableFormat)] = []
+        let opener = SourceFileOpener()
         do {
             for file in files {
-                if let format = try detect(file, buffer: buffer) { formats.append((file.path, format)) }
+                if let format = try detect(file, buffer: buffer, opener: opener) { formats.append((file.path, format)) }
             }
             return (formats, nil)
         } catch {
@@ -146,13 +147,13 @@ package final class ExecutableScan {
     }
 
     /// One file's format, from its first `ExecutableFormat.headBytes` bytes.
-    private static func detect(_ item: SourceItem, buffer: UnsafeMutableRawBufferPointer) throws -> ExecutableFormat? {
+    private static func detect(_ item: SourceItem, buffer: UnsafeMutableRawBufferPointer, opener: SourceFileOpener) throws -> ExecutableFormat? {
         switch item.origin {
         case .data(let bytes):
             return bytes.withUnsafeBytes { ExecutableFormat.detect(UnsafeRawBufferPointer(rebasing: $0.prefix(ExecutableFormat.headBytes))) }
         case .file, .walked:
             let path = item.sourcePath ?? []
-            let descriptor = path.withCString { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+            let descriptor = opener.open(path)
             guard descriptor >= 0 else { throw ReadError.io(path: String(decoding: path, as: UTF8.self), errnoText()) }
             defer { close(descriptor) }
             // Every format shows in the first bytes, but a PE header may lie up to `headBytes` in:

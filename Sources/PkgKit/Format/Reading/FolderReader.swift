@@ -11,12 +11,20 @@ public final class FolderReader: PackageReader {
     private var memoryOffset = 0
     private var delivered: Int64 = 0
     private lazy var total: Int64 = items.reduce(0) { $0 + ($1.kind == .file ? $1.size : 0) }
+    /// Opens each file, through its folder's descriptor when the caller shares one.
+    private let opener: SourceFileOpener
 
     public var progress: (done: Int64, total: Int64) { (delivered, total) }
 
     /// Reads the items in order.
-    public init(items: [SourceItem]) {
+    public convenience init(items: [SourceItem]) {
+        self.init(items: items, opener: SourceFileOpener())
+    }
+
+    /// Reads the items in order, opening files with `opener` (one reader at a time may use it).
+    package init(items: [SourceItem], opener: SourceFileOpener) {
         self.items = items
+        self.opener = opener
     }
 
     /// Reads the folder at `root` as a package root.
@@ -55,7 +63,7 @@ public final class FolderReader: PackageReader {
         case .file, .walked:
             let path = { String(decoding: self.items[self.index].sourcePath ?? [], as: UTF8.self) }
             if descriptor < 0 {
-                descriptor = (items[index].sourcePath ?? []).withCString { open($0, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) }
+                descriptor = opener.open(items[index].sourcePath ?? [])
                 guard descriptor >= 0 else { throw ReadError.io(path: path(), errnoText()) }
             }
             let count = readRetrying(descriptor, buffer)

@@ -28,7 +28,7 @@ struct ChunkedFileEncoder {
     /// Encodes `item`, reading it in `scratch`'s buffers. The compressed bytes always go to a
     /// scratch file: these files are a megabyte or more.
     package func encode(_ item: SourceItem, scratch: EncoderScratch) throws -> EncodedFile {
-        let reader = FolderReader(items: [item])
+        let reader = FolderReader(items: [item], opener: scratch.opener)
         _ = try reader.nextEntry()
         let step = scratch.buffer.count
         guard case .zlib(let level) = encoder.profile.streaming, let (segment, _) = scratch.wholeBuffers(),

@@ -57,6 +57,8 @@ final class EncoderScratch {
     let sampler: WholeBufferDeflater?
     package private(set) var input: UnsafeMutableRawBufferPointer?
     package private(set) var output: UnsafeMutableRawBufferPointer?
+    /// Opens the files this scratch encodes, keeping their folder open for the next.
+    package let opener = SourceFileOpener()
 
     package init(profile: DeflateProfile) {
         buffer = .allocate(byteCount: XarWriter.bufferSize, alignment: 16)
@@ -142,7 +144,7 @@ struct FileEncoder {
         guard let coalescing else { return try streamed() }
         // A large file is read once more to learn whether it is a duplicate: far cheaper than
         // compressing it for nothing.
-        let (key, sha1) = try contentKey(of: item, buffer: scratch.buffer)
+        let (key, sha1) = try contentKey(of: item, scratch: scratch)
         return try claim(key, sha1: sha1, index: index, coalescing: coalescing) {
             let file = try streamed()
             guard file.size == key.size, file.extractedSHA1 == sha1 else { throw WriteError.sourceChanged(path: item.path.description) }
@@ -161,8 +163,9 @@ struct FileEncoder {
     }
 
     /// The file's key and sha1, read through `buffer`.
-    private func contentKey(of item: SourceItem, buffer: UnsafeMutableRawBufferPointer) throws -> (ContentKey, Insecure.SHA1Digest) {
-        let reader = FolderReader(items: [item])
+    private func contentKey(of item: SourceItem, scratch: EncoderScratch) throws -> (ContentKey, Insecure.SHA1Digest) {
+        let buffer = scratch.buffer
+        let reader = FolderReader(items: [item], opener: scratch.opener)
         _ = try reader.nextEntry()
         var sha1 = Insecure.SHA1(), sha256 = SHA256()
         var size: Int64 = 0
@@ -179,7 +182,7 @@ struct FileEncoder {
     /// The whole file read into memory, hashed, and compressed in one libdeflate call.
     private func encodeWhole(_ item: SourceItem, index: Int, coalescing: HeapCoalescing?, scratch: EncoderScratch,
                              input: UnsafeMutableRawBufferPointer, output: UnsafeMutableRawBufferPointer) throws -> EncodedFile {
-        let reader = FolderReader(items: [item])
+        let reader = FolderReader(items: [item], opener: scratch.opener)
         _ = try reader.nextEntry()
         // One byte more than expected shows a file that grew.
         let size = try fill(UnsafeMutableRawBufferPointer(rebasing: input[0..<Int(item.size) + 1]), from: reader)
@@ -238,7 +241,7 @@ struct FileEncoder {
     private func encodeStreaming(_ item: SourceItem, scratch: EncoderScratch) throws -> EncodedFile {
         let buffer = scratch.buffer
         let deflater = scratch.deflater
-        let reader = FolderReader(items: [item])
+        let reader = FolderReader(items: [item], opener: scratch.opener)
         _ = try reader.nextEntry()
         var first = try fill(buffer, from: reader)
         if first == 0 {
