@@ -126,7 +126,8 @@ import TestSupport
             return paused
         }
         let client = SyncClient(catalogURL: Self.base.appendingPathComponent("catalog.json"), documents: documents, transport: transport)
-        let options = SyncClient.Options(products: [Self.first], trust: .unsigned, transferPolicy: TransferPolicy(clock: transport.clock))
+        let options = SyncClient.Options(products: [Self.first], trust: .unsigned, retryPolicy: instantRetries,
+                                         transferPolicy: TransferPolicy(clock: transport.clock))
         let run = client.startSync(options)
         let values = Task {
             var all: [SyncProgress] = []
@@ -134,7 +135,7 @@ import TestSupport
             return all
         }
         let part = "Documents/\(Self.first)/.download-1.0.part", scratch = scratch
-        let paused = try await offThePool { waitUntil(seconds: 60) { scratch.size(part) == 100_000 } }
+        let paused = await offThePool { waitUntil(seconds: 60) { scratch.size(part) == 100_000 } }
         let requests = transport.exchanges.map { "\($0.request.url.lastPathComponent) range \(String(describing: $0.request.range)): \($0.bytesSent) bytes" }
         try #require(paused, "the download never reached the pause: .part of \(String(describing: scratch.size(part))) bytes after \(requests)")
         run.cancel()
