@@ -46,11 +46,12 @@ public enum CommandRunner {
         try await offThePool { try shell(command, in: directory) }
     }
 
-    /// Runs `body`, which blocks, on a Dispatch thread.
+    /// Runs `body`, which blocks for as long as its command runs, on a thread of its own
+    /// (`offThePool`). Not on a Dispatch queue: on Linux, Swift's global executor runs its jobs on
+    /// Dispatch's default-priority workers, and once commands blocked enough of them every async
+    /// test beside them stalled (a sync test waited 60 s for its first package request).
     private static func offThePool<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
-        try await withCheckedThrowingContinuation { continuation in
-            DispatchQueue.global().async { continuation.resume(with: Result { try body() }) }
-        }
+        try await TestSupport.offThePool(body)
     }
 
     /// How long a command may run before its process group is killed: long enough for the
